@@ -1,0 +1,230 @@
+"""The ``pokerai`` command line.
+
+Errors in the arguments are one sentence on stderr and exit status 2, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from pokerai import __version__
+from pokerai.games import GAME_NAMES, make_game
+from pokerai.solvers.solve import ALGORITHMS, SolveResult, solve
+
+USAGE_ERROR = 2
+POLICY_TABLE_LIMIT = 40
+"""Print the policy in the human-readable output for games with at most this many infosets."""
+
+
+class UsageError(Exception):
+    """A bad argument; the message is one sentence for the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (no usage dump) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(name: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be positive, got {value}")
+        return value
+
+    return parse
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _positive_float(name: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {text}")
+        return value
+
+    return parse
+
+
+def _finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
+    return value
+
+
+def _choice(name: str, choices: Sequence[str]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise argparse.ArgumentTypeError(f"unknown {name} {text!r}; choose one of {', '.join(choices)}")
+        return text
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="pokerai", description="Heads-up poker AI: solvers, evaluation, play.")
+    parser.add_argument("--version", action="version", version=f"pokerai {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    solve_parser = commands.add_parser(
+        "solve",
+        help="solve a small game with a tabular CFR-family solver",
+        description="Solve Kuhn, Leduc or the AKQ game and report exact exploitability.",
+    )
+    solve_parser.add_argument("--game", required=True, type=_choice("game", GAME_NAMES),
+                              metavar="{" + ",".join(GAME_NAMES) + "}")  # fmt: skip
+    solve_parser.add_argument("--bet-size", type=_positive_float("bet size"), default=None,
+                              metavar="B", help="AKQ bet as a fraction of the pot (default 1)")  # fmt: skip
+    solve_parser.add_argument("--algorithm", required=True, type=_choice("algorithm", ALGORITHMS),
+                              metavar="{" + ",".join(ALGORITHMS) + "}")  # fmt: skip
+    solve_parser.add_argument("--iterations", required=True, type=_positive_int("iterations"),
+                              metavar="N")  # fmt: skip
+    solve_parser.add_argument("--seed", type=_int, default=0, help="seed of the MCCFR samplers (default 0)")
+    solve_parser.add_argument("--eval-every", type=_positive_int("eval-every"), default=None,
+                              metavar="K",
+                              help="measure exploitability every K iterations "
+                                   "(default: at 1, 2, 5, 10, 20, 50, ... and the end)")  # fmt: skip
+    solve_parser.add_argument(
+        "--alpha",
+        type=_finite_float,
+        default=None,
+        help="DCFR positive-regret discount exponent (default 1.5)",
+    )
+    solve_parser.add_argument(
+        "--beta", type=_finite_float, default=None, help="DCFR negative-regret discount exponent (default 0)"
+    )
+    solve_parser.add_argument(
+        "--gamma", type=_finite_float, default=None, help="DCFR average-strategy exponent (default 2)"
+    )
+    solve_parser.add_argument(
+        "--json", action="store_true", help="print one JSON object on stdout instead of tables"
+    )
+    solve_parser.set_defaults(handler=_run_solve)
+    return parser
+
+
+def _run_solve(args: argparse.Namespace) -> int:
+    if args.bet_size is not None and args.game != "akq":
+        raise UsageError(f"--bet-size only applies to the akq game, not {args.game}")
+    exponents = (args.alpha, args.beta, args.gamma)
+    dcfr_exponents = None
+    if any(x is not None for x in exponents):
+        if args.algorithm != "dcfr":
+            raise UsageError("--alpha, --beta and --gamma only apply to --algorithm dcfr")
+        defaults = (1.5, 0.0, 2.0)
+        alpha, beta, gamma = (d if x is None else x for x, d in zip(exponents, defaults, strict=True))
+        dcfr_exponents = (alpha, beta, gamma)
+    try:
+        game = make_game(args.game, bet_size=args.bet_size)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    progress = _progress_bar(args.iterations)
+    try:
+        result = solve(
+            game,
+            args.algorithm,
+            args.iterations,
+            seed=args.seed,
+            eval_every=args.eval_every,
+            dcfr_exponents=dcfr_exponents,
+            on_progress=progress.update_to if progress else None,
+        )
+    finally:
+        if progress:
+            progress.close()
+    if args.json:
+        json.dump(result.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_result(result))
+    return 0
+
+
+class _Progress:
+    """A tqdm bar on stderr, shown only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, unit="it", file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def update_to(self, done: int) -> None:
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _progress_bar(total: int) -> _Progress | None:
+    return _Progress(total) if sys.stderr.isatty() else None
+
+
+def format_result(result: SolveResult) -> str:
+    """The human-readable report of ``pokerai solve``."""
+    lines = [
+        f"game            {result.game}",
+        f"algorithm       {result.algorithm}",
+        f"iterations      {result.iterations}",
+        f"seconds         {result.seconds:.3f}",
+        f"exploitability  {result.exploitability:.6g}  (mean best-response gain, chips per game)",
+        f"game value      {result.game_value:+.6f}  (first player's expected return)",
+        "",
+        f"{'iteration':>10}  {'seconds':>9}  {'exploitability':>14}",
+    ]
+    lines += [f"{i:>10}  {s:>9.3f}  {e:>14.6g}" for i, s, e in result.curve]
+    table = result.policy.to_dict()
+    if len(table) <= POLICY_TABLE_LIMIT:
+        lines += ["", "average policy (information set: action probabilities)"]
+        width = max(len(key) for key in table)
+        for key, row in table.items():
+            actions = "  ".join(f"{name} {p:.3f}" for name, p in row.items())
+            lines.append(f"  {key:<{width}}  {actions}")
+    else:
+        lines += ["", f"({len(table)} information sets; use --json for the full policy)"]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # usage errors, --help, --version
+        return stop.code if isinstance(stop.code, int) else USAGE_ERROR
+    try:
+        return int(args.handler(args))
+    except UsageError as error:
+        print(f"pokerai {args.command}: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("pokerai: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

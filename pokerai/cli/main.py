@@ -11,7 +11,7 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from pokerai import __version__
 from pokerai.games import GAME_NAMES, make_game
@@ -33,47 +33,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def _positive_int(name: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
+def _number(name: str, convert: Callable[[str], Any], *, positive: bool) -> Callable[[str], Any]:
+    """An argparse type: ``convert`` the text, then require a finite (and positive) value."""
+    noun = "whole number" if convert is int else "number"
+
+    def parse(text: str) -> Any:
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be positive, got {value}")
+            raise argparse.ArgumentTypeError(f"{name} must be a {noun}, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be finite, got {text}")
+        if positive and value <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive {noun}, got {text}")
         return value
 
     return parse
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
-def _positive_float(name: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {text}")
-        return value
-
-    return parse
-
-
-def _finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
-    return value
 
 
 def _choice(name: str, choices: Sequence[str]) -> Callable[[str], str]:
@@ -98,28 +73,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve_parser.add_argument("--game", required=True, type=_choice("game", GAME_NAMES),
                               metavar="{" + ",".join(GAME_NAMES) + "}")  # fmt: skip
-    solve_parser.add_argument("--bet-size", type=_positive_float("bet size"), default=None,
+    solve_parser.add_argument("--bet-size", type=_number("bet size", float, positive=True), default=None,
                               metavar="B", help="AKQ bet as a fraction of the pot (default 1)")  # fmt: skip
     solve_parser.add_argument("--algorithm", required=True, type=_choice("algorithm", ALGORITHMS),
                               metavar="{" + ",".join(ALGORITHMS) + "}")  # fmt: skip
-    solve_parser.add_argument("--iterations", required=True, type=_positive_int("iterations"),
+    solve_parser.add_argument("--iterations", required=True, type=_number("iterations", int, positive=True),
                               metavar="N")  # fmt: skip
-    solve_parser.add_argument("--seed", type=_int, default=0, help="seed of the MCCFR samplers (default 0)")
-    solve_parser.add_argument("--eval-every", type=_positive_int("eval-every"), default=None,
+    solve_parser.add_argument(
+        "--seed",
+        type=_number("seed", int, positive=False),
+        default=0,
+        help="seed of the MCCFR samplers (default 0)",
+    )
+    solve_parser.add_argument("--eval-every", type=_number("eval-every", int, positive=True), default=None,
                               metavar="K",
                               help="measure exploitability every K iterations "
                                    "(default: at 1, 2, 5, 10, 20, 50, ... and the end)")  # fmt: skip
     solve_parser.add_argument(
         "--alpha",
-        type=_finite_float,
+        type=_number("alpha", float, positive=False),
         default=None,
         help="DCFR positive-regret discount exponent (default 1.5)",
     )
     solve_parser.add_argument(
-        "--beta", type=_finite_float, default=None, help="DCFR negative-regret discount exponent (default 0)"
+        "--beta",
+        type=_number("beta", float, positive=False),
+        default=None,
+        help="DCFR negative-regret discount exponent (default 0)",
     )
     solve_parser.add_argument(
-        "--gamma", type=_finite_float, default=None, help="DCFR average-strategy exponent (default 2)"
+        "--gamma",
+        type=_number("gamma", float, positive=False),
+        default=None,
+        help="DCFR average-strategy exponent (default 2)",
     )
     solve_parser.add_argument(
         "--json", action="store_true", help="print one JSON object on stdout instead of tables"

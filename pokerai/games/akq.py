@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pokerai.games.protocol import CHANCE, TERMINAL, check_legal
+from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal
 
 ACE, QUEEN = 0, 1
 CARD_NAMES = ("A", "Q")
@@ -43,7 +43,7 @@ def nash_equilibrium(bet_size: float) -> dict[str, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class AKQState:
+class AKQState(PlayerDerivedFlags):
     """An AKQ history: player 0's card (None before the deal) and the betting letters."""
 
     bet_size: float
@@ -56,12 +56,6 @@ class AKQState:
         if self.history in ("p", "bp", "bb"):
             return TERMINAL
         return len(self.history)
-
-    def is_terminal(self) -> bool:
-        return self.current_player() == TERMINAL
-
-    def is_chance(self) -> bool:
-        return self.current_player() == CHANCE
 
     def legal_actions(self) -> Sequence[int]:
         return (PASS, BET) if self.current_player() >= 0 else ()

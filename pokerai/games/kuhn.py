@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pokerai.games.protocol import CHANCE, TERMINAL, check_legal
+from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal
 
 CARD_NAMES = ("J", "Q", "K")
 PASS, BET = 0, 1
@@ -23,7 +23,7 @@ _TERMINAL_HISTORIES = frozenset({"pp", "pbp", "pbb", "bp", "bb"})
 
 
 @dataclass(frozen=True, slots=True)
-class KuhnState:
+class KuhnState(PlayerDerivedFlags):
     """A Kuhn history: the cards dealt so far and the betting letters."""
 
     cards: tuple[int, ...] = ()
@@ -35,12 +35,6 @@ class KuhnState:
         if self.history in _TERMINAL_HISTORIES:
             return TERMINAL
         return len(self.history) % 2
-
-    def is_terminal(self) -> bool:
-        return self.current_player() == TERMINAL
-
-    def is_chance(self) -> bool:
-        return self.current_player() == CHANCE
 
     def legal_actions(self) -> Sequence[int]:
         return (PASS, BET) if self.current_player() >= 0 else ()

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pokerai.games.protocol import CHANCE, TERMINAL, check_legal
+from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal
 
 FOLD, CALL, RAISE = 0, 1, 2
 CARD_NAMES = ("Js", "Jh", "Qs", "Qh", "Ks", "Kh")
@@ -34,7 +34,7 @@ def _round_over(letters: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class LeducState:
+class LeducState(PlayerDerivedFlags):
     """A Leduc history: cards dealt (two private, then the board) and each round's letters."""
 
     cards: tuple[int, ...] = ()
@@ -68,12 +68,6 @@ class LeducState:
         if _round_over(letters):
             return CHANCE if len(self.rounds) == 1 and self.board is None else TERMINAL
         return len(letters) % 2
-
-    def is_terminal(self) -> bool:
-        return self.current_player() == TERMINAL
-
-    def is_chance(self) -> bool:
-        return self.current_player() == CHANCE
 
     def legal_actions(self) -> Sequence[int]:
         if self.current_player() < 0:

@@ -102,6 +102,21 @@ class Game(Protocol):
         ...
 
 
+class PlayerDerivedFlags:
+    """Mixin: ``is_terminal`` and ``is_chance`` read off ``current_player()``."""
+
+    __slots__ = ()
+
+    def current_player(self) -> int:
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance(self) -> bool:
+        return self.current_player() == CHANCE
+
+
 def check_legal(state: State, action: int) -> None:
     """Raise ``ValueError`` with a plain sentence if ``action`` is not legal at ``state``."""
     if state.is_terminal():

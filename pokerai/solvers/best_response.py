@@ -35,6 +35,24 @@ def tree_of(game_or_tree: Game | GameTree) -> GameTree:
 
 
 @njit(cache=True)
+def node_value(node, kind, infoset, first_child, num_children, action, chance_probability,
+               strategy, values):  # fmt: skip
+    """Expectation of ``values`` over the children of a chance or decision node.
+
+    Children are weighted by their chance probability or by ``strategy`` at
+    the node's information set, summed in action order.
+    """
+    total = 0.0
+    start = first_child[node]
+    for child in range(start, start + num_children[node]):
+        if kind[node] == CHANCE_NODE:
+            total += chance_probability[child] * values[child]
+        else:
+            total += strategy[infoset[node], action[child]] * values[child]
+    return total
+
+
+@njit(cache=True)
 def _expected_value(kind, player, infoset, first_child, num_children, action,
                     chance_probability, utility, strategy):  # fmt: skip
     """Player 0's expected return at every node when both players follow ``strategy``."""
@@ -43,15 +61,9 @@ def _expected_value(kind, player, infoset, first_child, num_children, action,
     for node in range(num_nodes - 1, -1, -1):
         if kind[node] == TERMINAL_NODE:
             values[node] = utility[node]
-            continue
-        total = 0.0
-        start = first_child[node]
-        for child in range(start, start + num_children[node]):
-            if kind[node] == CHANCE_NODE:
-                total += chance_probability[child] * values[child]
-            else:
-                total += strategy[infoset[node], action[child]] * values[child]
-        values[node] = total
+        else:
+            values[node] = node_value(node, kind, infoset, first_child, num_children, action,
+                                      chance_probability, strategy, values)  # fmt: skip
     return values
 
 
@@ -114,13 +126,8 @@ def _best_response(kind, player, infoset, first_child, num_children, action,
                     if action[child] == best_action[infoset[node]]:
                         values[node] = values[child]
                 continue
-            total = 0.0
-            for child in range(start, start + num_children[node]):
-                if kind[node] == CHANCE_NODE:
-                    total += chance_probability[child] * values[child]
-                else:
-                    total += strategy[infoset[node], action[child]] * values[child]
-            values[node] = total
+            values[node] = node_value(node, kind, infoset, first_child, num_children, action,
+                                      chance_probability, strategy, values)  # fmt: skip
     return values[0], best_action
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from pokerai.games.protocol import Game
-from pokerai.solvers.best_response import tree_of
+from pokerai.solvers.best_response import node_value, tree_of
 from pokerai.solvers.policy import TabularPolicy, normalize_rows
 from pokerai.solvers.regret import discount_and_floor, regret_matching
 from pokerai.solvers.tree import CHANCE_NODE, TERMINAL_NODE, GameTree
@@ -123,18 +123,9 @@ def _traverse(kind, player, infoset, first_child, num_children, action, chance_p
     for node in range(num_nodes - 1, -1, -1):
         if kind[node] == TERMINAL_NODE:
             values[node] = utility[node]
-            continue
-        start = first_child[node]
-        stop = start + num_children[node]
-        total = 0.0
-        if kind[node] == CHANCE_NODE:
-            for child in range(start, stop):
-                total += chance_probability[child] * values[child]
         else:
-            info = infoset[node]
-            for child in range(start, stop):
-                total += strategy[info, action[child]] * values[child]
-        values[node] = total
+            values[node] = node_value(node, kind, infoset, first_child, num_children, action,
+                                      chance_probability, strategy, values)  # fmt: skip
     for node in depth_first_decisions:
         acting = player[node]
         if not ((acting == 0 and update_0) or (acting == 1 and update_1)):

@@ -15,13 +15,16 @@ One solver, several update rules (``CFRVariant``):
   matching+ on cumulative regret plus a prediction (the last iteration's
   instantaneous regret), quadratic averaging.
 
-Each iteration walks the compiled tree twice per updating player: forwards
-(parents before children) for the reach probabilities, backwards for the
-expected values, the instantaneous counterfactual regrets and the
-reach-weighted strategy sums. The counterfactual regret of information set I
-weights each history by pi_{-i}, the reach of the opponent and chance -- never
-the acting player's own reach; the average strategy is weighted by the acting
-player's own reach pi_i (REFERENCE.md, seed 000).
+Each iteration makes three passes over the compiled tree per updating player:
+forwards (parents before children) for the reach probabilities, backwards for
+the expected values, then over the decision nodes in depth-first order for
+the counterfactual regrets and the reach-weighted strategy sums. The
+counterfactual regret of information set I weights each history by pi_{-i},
+the reach of the opponent and chance -- never the acting player's own reach;
+the average strategy is weighted by the acting player's own reach pi_i
+(REFERENCE.md, seed 000). DCFR's multiplying the running average by
+(t / (t + 1))^gamma after each iteration is implemented, equivalently after
+normalisation, as weighting iteration t's contribution by t^gamma.
 """
 
 from __future__ import annotations

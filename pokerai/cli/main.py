@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from pokerai import __version__
+from pokerai.engine.equity import describe, equity
 from pokerai.games import GAME_NAMES, make_game
 from pokerai.solvers.solve import ALGORITHMS, SolveResult, solve
 
@@ -111,10 +112,43 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON object on stdout instead of tables"
     )
     solve_parser.set_defaults(handler=_run_solve)
+
+    equity_parser = commands.add_parser(
+        "equity",
+        help="all-in equity of two hands, exact or Monte Carlo",
+        description="Equity (win + tie/2) of two hold'em hands on a partial board: exact "
+        "enumeration of every board by default, Monte Carlo with --samples.",
+    )
+    equity_parser.add_argument("hand_a", metavar="HAND_A", help="first hand, e.g. AhKh")
+    equity_parser.add_argument("hand_b", metavar="HAND_B", help="second hand, e.g. QsQd")
+    equity_parser.add_argument("--board", default="", help="up to 5 known board cards, e.g. Ks7d2c")
+    equity_parser.add_argument("--samples", type=_number("samples", int, positive=True), default=None,
+                               metavar="N", help="sample N boards instead of enumerating all")  # fmt: skip
+    equity_parser.add_argument("--seed", type=_number("seed", int, positive=False), default=0,
+                               help="seed of the board sampler (default 0)")  # fmt: skip
+    equity_parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    equity_parser.set_defaults(handler=_run_equity)
     return parser
 
 
+def _run_equity(args: argparse.Namespace) -> int:
+    if args.seed < 0:
+        raise UsageError(f"seed must be a non-negative whole number, got {args.seed}")
+    try:
+        result = equity(args.hand_a, args.hand_b, args.board, samples=args.samples, seed=args.seed)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        json.dump(result.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(describe(result))
+    return 0
+
+
 def _run_solve(args: argparse.Namespace) -> int:
+    if args.seed < 0:
+        raise UsageError(f"seed must be a non-negative whole number, got {args.seed}")
     if args.bet_size is not None and args.game != "akq":
         raise UsageError(f"--bet-size only applies to the akq game, not {args.game}")
     exponents = (args.alpha, args.beta, args.gamma)

@@ -269,6 +269,8 @@ class MCCFRSolver:
                  epsilon: float = 0.6) -> None:  # fmt: skip
         if sampler not in SAMPLERS:
             raise ValueError(f"unknown MCCFR sampler {sampler!r}; choose one of {', '.join(SAMPLERS)}")
+        if int(seed) < 0:
+            raise ValueError(f"seed must be a non-negative whole number, got {seed}")
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"outcome-sampling exploration epsilon must be in (0, 1], got {epsilon}")
         self.sampler = sampler

@@ -87,6 +87,8 @@ def test_human_readable_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["--game", "kuhn", "--algorithm", "cfr", "--iterations", "10", "--eval-every", "0"],
          "eval-every must be a positive whole number"),
         (["--algorithm", "cfr", "--iterations", "10"], "required: --game"),
+        (["--game", "kuhn", "--algorithm", "mccfr-outcome", "--iterations", "10", "--seed", "-1"],
+         "seed must be a non-negative whole number"),
     ],
 )  # fmt: skip
 def test_bad_arguments_exit_2_with_one_sentence(

@@ -54,10 +54,10 @@ def peers(
     hands: list[list[int]],
 ) -> dict[str, tuple[Callable[[], list[Any]], Callable[[list[Any]], list[int]]]]:
     """name -> (evaluate every hand, map its results to 'higher is better' integers)."""
-    import eval7  # type: ignore[import-untyped]
-    import phevaluator  # type: ignore[import-untyped]
+    import eval7
+    import phevaluator
     import pokerkit
-    import treys  # type: ignore[import-untyped]
+    import treys
 
     names = [[format_card(card) for card in hand] for hand in hands]
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from phevaluator import evaluate_cards  # type: ignore[import-untyped]
+from phevaluator import evaluate_cards
 
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.equity import combinations, equity, hand_vs_range, parse_range, range_equity

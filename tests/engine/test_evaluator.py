@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import numpy.typing as npt
 import pytest
-from phevaluator import evaluate_cards  # type: ignore[import-untyped]
+from phevaluator import evaluate_cards
 
 from pokerai.engine.cards import format_card, parse_cards
 from pokerai.engine.evaluator import (

@@ -1,0 +1,102 @@
+"""The agent interface: every policy that picks a hold'em action sits behind it.
+
+An agent sees only what its seat may see -- an ``Observation`` built from the
+engine state for the player to act: its own hole cards, the board dealt so
+far, the public action history, stacks, bets and the legal action bounds --
+and returns a legal engine ``Action``. Agents that can say how likely each
+action is (needed by local best response, which updates a range over the
+agent's hidden cards by Bayes' rule) also implement ``action_probability``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What the player to act may see. Chips are ints; ``bets`` are this street's."""
+
+    player: int
+    """The observing (acting) player, 0 or 1."""
+    button: int
+    """The player on the button (small blind)."""
+    config: HUNLConfig
+    hole_cards: tuple[int, int]
+    board: tuple[int, ...]
+    """Board cards dealt so far (0, 3, 4 or 5)."""
+    street: int
+    history: tuple[Action, ...]
+    """Every action of the hand so far, both players, all streets (blinds not included)."""
+    stacks: tuple[int, int]
+    """Chips behind, by player."""
+    bets: tuple[int, int]
+    """Chips bet on the current street, by player."""
+    pot: int
+    """Chips in the middle, current bets included."""
+    legal_actions: tuple[ActionKind, ...]
+    call_amount: int
+    min_raise_to: int | None
+    max_raise_to: int | None
+
+    @classmethod
+    def from_state(cls, state: HUNLState, hole_cards: tuple[int, int] | None = None) -> Observation:
+        """The observation of ``state.to_act``.
+
+        ``hole_cards`` replaces the player's own cards: a local best response
+        asks what the agent would do holding each possible hand.
+        """
+        player = state.to_act
+        if player is None:
+            raise ValueError("the hand is over: nobody is to act, so there is nothing to observe")
+        return cls(
+            player=player,
+            button=state.button,
+            config=state.config,
+            hole_cards=hole_cards if hole_cards is not None else state.hole_cards(player),
+            board=state.board,
+            street=state.street,
+            history=tuple(state.history),
+            stacks=(state.stacks[0], state.stacks[1]),
+            bets=(state.bets[0], state.bets[1]),
+            pot=state.pot,
+            legal_actions=state.legal_actions(),
+            call_amount=state.call_amount,
+            min_raise_to=state.min_raise_to,
+            max_raise_to=state.max_raise_to,
+        )
+
+    def check_or_call(self) -> Action:
+        """The passive action: check when nothing is owed, call otherwise."""
+        if ActionKind.CHECK in self.legal_actions:
+            return Action(self.player, ActionKind.CHECK)
+        return Action(self.player, ActionKind.CALL, self.call_amount)
+
+    def raise_to(self, amount: int) -> Action:
+        """A raise to ``amount`` clamped into the legal range; check/call when raising is not legal."""
+        if self.min_raise_to is None or self.max_raise_to is None:
+            return self.check_or_call()
+        clamped = min(max(int(amount), self.min_raise_to), self.max_raise_to)
+        return Action(self.player, ActionKind.RAISE, clamped)
+
+
+class Agent(ABC):
+    """A hold'em player. Subclasses implement ``act``; stateful agents may use ``begin_hand``."""
+
+    name: str = "agent"
+
+    def begin_hand(self, player: int, button: int) -> None:  # noqa: B027 -- optional hook
+        """Called before each hand with the agent's player index and the button."""
+
+    @abstractmethod
+    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
+        """A legal action for ``observation.player``; randomness only from ``rng``."""
+
+    def action_probability(self, observation: Observation, action: Action) -> float | None:
+        """Probability that ``act`` returns ``action`` here, or None if the agent cannot say."""
+        return None

@@ -3,5 +3,19 @@
 from __future__ import annotations
 
 from pokerai.agents.base import Agent, Observation
+from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent, pot_raise_to
+from pokerai.agents.heuristic import HeuristicAgent
+from pokerai.agents.spec import AGENT_NAMES, make_agent
 
-__all__ = ["Agent", "Observation"]
+__all__ = [
+    "AGENT_NAMES",
+    "Agent",
+    "AllInAgent",
+    "CallAgent",
+    "HeuristicAgent",
+    "Observation",
+    "RaiseAgent",
+    "RandomAgent",
+    "make_agent",
+    "pot_raise_to",
+]

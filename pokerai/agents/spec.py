@@ -1,0 +1,60 @@
+"""Agents named by a spec string, as on the command line: ``random``, ``call``, ``heuristic``, ...
+
+``make_agent(spec)`` builds a fresh agent. Specs with a colon name an agent
+that loads a file (``blueprint:PATH``, ``search:PATH``); those kinds are not
+available yet and say so. Anything else is a ``ValueError`` that names the
+spec and lists the valid ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pokerai.agents.base import Agent
+from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent
+
+
+def _heuristic() -> Agent:
+    from pokerai.agents.heuristic import HeuristicAgent
+
+    return HeuristicAgent()
+
+
+_FACTORIES: dict[str, Callable[[], Agent]] = {
+    "random": RandomAgent,
+    "call": CallAgent,
+    "raise": RaiseAgent,
+    "allin": AllInAgent,
+    "heuristic": _heuristic,
+}
+
+AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+"""The specs ``make_agent`` accepts without a path."""
+
+PATH_AGENT_KINDS: tuple[str, ...] = ("blueprint", "search")
+"""Spec kinds that take a path (``KIND:PATH``); not available yet."""
+
+
+def make_agent(spec: str) -> Agent:
+    """A fresh agent for ``spec`` (e.g. ``"heuristic"``); a bad spec is a ``ValueError`` naming it."""
+    if not isinstance(spec, str):
+        raise ValueError(f"agent spec {spec!r} is not a string; valid specs: {_valid_specs()}")
+    name = spec.strip()
+    if ":" in name:
+        kind = name.partition(":")[0]
+        if kind in PATH_AGENT_KINDS:
+            raise ValueError(
+                f"agent spec {spec!r}: {kind} agents are not available yet; valid specs: {_valid_specs()}"
+            )
+        raise ValueError(f"unknown agent spec {spec!r} (kind {kind!r}); valid specs: {_valid_specs()}")
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise ValueError(f"unknown agent spec {spec!r}; valid specs: {_valid_specs()}")
+    return factory()
+
+
+def _valid_specs() -> str:
+    return ", ".join([*AGENT_NAMES, *(f"{kind}:PATH" for kind in PATH_AGENT_KINDS)])
+
+
+__all__ = ["AGENT_NAMES", "PATH_AGENT_KINDS", "make_agent"]

@@ -1,0 +1,365 @@
+"""``pokerai eval``: duplicate matches between two agents, or local best response against one.
+
+    pokerai eval --a SPEC --b SPEC --pairs N [--seed S] [--workers W] [--json] [--log PATH]
+    pokerai eval --lbr --a SPEC --hands N [--seed S] [--workers W] [--json]
+
+``register(commands)`` adds the subcommand to the ``pokerai`` argparse subparsers.
+Bad input is one sentence on stderr (``pokerai eval: error: ...``) and exit status 2,
+never a traceback: the handler reports its own errors, so ``main`` needs no change
+beyond registering it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pokerai.agents.base import Agent
+from pokerai.agents.spec import make_agent
+from pokerai.eval.duplicate import DuplicateResult, duplicate_match
+from pokerai.eval.lbr import STREET_NAMES, LBRConfig, LBRResult, lbr_match
+
+USAGE_ERROR = 2
+
+
+class EvalUsageError(ValueError):
+    """A bad argument of ``pokerai eval``; the message is one sentence for the user."""
+
+
+def _count(name: str) -> Callable[[str], int]:
+    """An argparse type: a positive whole number."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive whole number, got {text}")
+        return value
+
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative whole number, got {text}")
+    return value
+
+
+def _fractions(text: str) -> tuple[float, ...]:
+    values = []
+    for part in text.split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bet fraction {part!r} is not a number") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"bet fraction {part!r} must be a positive number")
+        values.append(value)
+    return tuple(values)
+
+
+def _streets(text: str) -> tuple[int, ...]:
+    if text.strip().lower() == "none":
+        return ()
+    streets = []
+    for part in text.split(","):
+        name = part.strip().lower()
+        if name not in STREET_NAMES:
+            raise argparse.ArgumentTypeError(
+                f"unknown street {part!r}; choose from {', '.join(STREET_NAMES)} (comma-separated) or none"
+            )
+        streets.append(STREET_NAMES.index(name))
+    return tuple(sorted(set(streets)))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``eval`` options, on ``parser``."""
+    parser.add_argument("--a", metavar="SPEC", help="agent A (duplicate) or the LBR target, e.g. heuristic")
+    parser.add_argument("--b", metavar="SPEC", help="agent B of a duplicate match")
+    parser.add_argument(
+        "--pairs",
+        type=_count("pairs"),
+        metavar="N",
+        help="deal pairs of a duplicate match (each played twice, seats swapped)",
+    )
+    parser.add_argument("--lbr", action="store_true", help="score local best response against --a")
+    parser.add_argument("--hands", type=_count("hands"), metavar="N", help="hands of an LBR run")
+    parser.add_argument("--seed", type=_seed, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument(
+        "--workers",
+        type=_count("workers"),
+        default=1,
+        metavar="W",
+        help="processes to play in (default 1; the result does not depend on it)",
+    )
+    parser.add_argument(
+        "--log", metavar="PATH", help="write every hand as an ACPC STATE line (duplicate only)"
+    )
+    parser.add_argument(
+        "--lbr-bets",
+        type=_fractions,
+        default=None,
+        metavar="F[,F...]",
+        help="LBR raise sizes as fractions of the pot (default 1 = pot-size)",
+    )
+    parser.add_argument("--lbr-no-allin", action="store_true", help="LBR does not consider going all-in")
+    parser.add_argument(
+        "--lbr-raise-streets",
+        type=_streets,
+        default=None,
+        metavar="STREETS",
+        help="streets on which LBR may raise, e.g. flop,turn,river or none (default: all); "
+        "elsewhere it folds, checks or calls",
+    )
+    parser.add_argument(
+        "--lbr-runouts",
+        type=_count("LBR runouts"),
+        default=None,
+        metavar="N",
+        help="boards LBR samples for equity before the turn (default 100)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def register(commands: Any) -> argparse.ArgumentParser:
+    """Add ``eval`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "eval",
+        help="duplicate matches between agents, or local best response against one",
+        description="Duplicate match of --a against --b (every deal played twice with the seats "
+        "swapped; mbb/hand for A with a 95% confidence interval over deal pairs), or with --lbr "
+        "local best response against --a (a lower bound on its exploitability).",
+    )
+    add_arguments(parser)
+    parser.set_defaults(handler=run_eval)
+    return parser
+
+
+def _agent(spec: str | None, option: str) -> Agent:
+    if spec is None:
+        raise EvalUsageError(f"{option} SPEC is required")
+    try:
+        return make_agent(spec)
+    except ValueError as error:
+        raise EvalUsageError(f"{option}: {error}") from None
+    except OSError as error:  # a checkpoint that cannot be read
+        raise EvalUsageError(f"{option} {spec}: {error.strerror or error}") from None
+
+
+def _check_log_path(path: str) -> None:
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise EvalUsageError(f"cannot write the log {path!r}: folder {str(folder)!r} does not exist")
+    if Path(path).is_dir():
+        raise EvalUsageError(f"cannot write the log {path!r}: it is a folder")
+    if not os.access(folder, os.W_OK):
+        raise EvalUsageError(f"cannot write the log {path!r}: folder {str(folder)!r} is not writable")
+
+
+def _lbr_config(args: argparse.Namespace) -> LBRConfig:
+    default = LBRConfig()
+    streets = args.lbr_raise_streets
+    return LBRConfig(
+        bet_fractions=args.lbr_bets if args.lbr_bets is not None else default.bet_fractions,
+        all_in=not args.lbr_no_allin,
+        raise_streets=streets if streets is not None else default.raise_streets,
+        runouts=args.lbr_runouts if args.lbr_runouts is not None else default.runouts,
+    )
+
+
+class _Progress:
+    """A tqdm bar on stderr, shown only when stderr is a terminal."""
+
+    def __init__(self, total: int, unit: str) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, unit=unit, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def update_to(self, done: int) -> None:
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _progress(total: int, unit: str) -> _Progress | None:
+    return _Progress(total, unit) if sys.stderr.isatty() else None
+
+
+def _validate(args: argparse.Namespace) -> None:
+    lbr_only = [
+        ("--hands", args.hands is not None),
+        ("--lbr-bets", args.lbr_bets is not None),
+        ("--lbr-no-allin", args.lbr_no_allin),
+        ("--lbr-raise-streets", args.lbr_raise_streets is not None),
+        ("--lbr-runouts", args.lbr_runouts is not None),
+    ]
+    if args.lbr:
+        if args.b is not None or args.pairs is not None:
+            raise EvalUsageError("--lbr plays against --a alone; --b and --pairs are for duplicate matches")
+        if args.log is not None:
+            raise EvalUsageError("--log applies only to duplicate matches, not to --lbr")
+        if args.hands is None:
+            raise EvalUsageError("--lbr needs --hands N")
+    else:
+        used = [name for name, given in lbr_only if given]
+        if used:
+            raise EvalUsageError(f"{used[0]} applies only with --lbr")
+        if args.pairs is None:
+            raise EvalUsageError("a duplicate match needs --pairs N (or use --lbr with --hands N)")
+        if args.log is not None:
+            _check_log_path(args.log)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """The ``eval`` handler: prints the result; a bad argument prints one line and returns 2."""
+    try:
+        _validate(args)
+        agent_a = _agent(args.a, "--a")
+        if args.lbr:
+            return _run_lbr(args, agent_a)
+        agent_b = _agent(args.b, "--b")
+        return _run_duplicate(args, agent_a, agent_b)
+    except EvalUsageError as error:
+        print(f"pokerai eval: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
+    progress = _progress(args.pairs, "pair")
+    try:
+        result = duplicate_match(
+            agent_a,
+            agent_b,
+            args.pairs,
+            seed=args.seed,
+            workers=args.workers,
+            log_path=args.log,
+            on_progress=progress.update_to if progress else None,
+            names=(args.a.strip(), args.b.strip()),
+        )
+    except OSError as error:
+        raise EvalUsageError(f"cannot write the log {args.log!r}: {error.strerror or error}") from None
+    finally:
+        if progress:
+            progress.close()
+    if args.json:
+        json.dump(result.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_duplicate(result, log=args.log))
+    return 0
+
+
+def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
+    try:
+        lbr_config = _lbr_config(args)
+    except ValueError as error:
+        raise EvalUsageError(str(error)) from None
+    progress = _progress(args.hands, "hand")
+    try:
+        result = lbr_match(
+            target,
+            args.hands,
+            seed=args.seed,
+            lbr_config=lbr_config,
+            workers=args.workers,
+            on_progress=progress.update_to if progress else None,
+            name=args.a.strip(),
+        )
+    except ValueError as error:
+        if "action probabilities" in str(error):
+            raise EvalUsageError(f"--a {args.a}: {error}") from None
+        raise
+    finally:
+        if progress:
+            progress.close()
+    if args.json:
+        json.dump(result.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_lbr(result))
+    return 0
+
+
+def _signed(value: float) -> str:
+    return f"{value:+,.1f}"
+
+
+def format_duplicate(result: DuplicateResult, log: str | None = None) -> str:
+    """The human-readable report of a duplicate match."""
+    estimate, plain = result.estimate, result.plain_estimate
+    plural = "s" if result.pairs != 1 else ""
+    lines = [
+        f"{result.a} vs {result.b}: duplicate match, {result.pairs:,} deal pair{plural} "
+        f"({result.hands:,} hands), seed {result.seed}",
+        f"{result.a} wins {_signed(estimate.mean)} mbb/hand, 95% CI "
+        f"[{_signed(estimate.low)}, {_signed(estimate.high)}] over deal pairs",
+        f"  (the same hands taken as independent: ±{plain.half_width:,.1f} instead of "
+        f"±{estimate.half_width:,.1f})",
+        f"{result.hands:,} hands in {result.seconds:.2f} s ({result.hands_per_second:,.0f} hands/s, "
+        f"{result.workers} worker{'s' if result.workers != 1 else ''})",
+    ]
+    if log is not None:
+        lines.append(f"hand histories (ACPC STATE lines) written to {log}")
+    return "\n".join(lines)
+
+
+def format_lbr(result: LBRResult) -> str:
+    """The human-readable report of an LBR run."""
+    estimate = result.estimate
+    menu = result.config.describe()
+    sizes = ", ".join(f"{fraction:g} pot" for fraction in menu["bet_fractions"])
+    raises = ", ".join(menu["raise_streets"]) or "no street"
+    return "\n".join(
+        [
+            f"local best response against {result.target}: {result.hands:,} hands, seed {result.seed}",
+            f"LBR wins {_signed(estimate.mean)} mbb/hand, 95% CI [{_signed(estimate.low)}, "
+            f"{_signed(estimate.high)}]",
+            f"  menu: fold, check/call, {sizes}{', all-in' if menu['all_in'] else ''}; raises on {raises}; "
+            f"{menu['runouts']} sampled runouts",
+            f"{result.hands:,} hands in {result.seconds:.2f} s ({result.hands_per_second:,.1f} hands/s, "
+            f"{result.workers} worker{'s' if result.workers != 1 else ''})",
+        ]
+    )
+
+
+class _StandaloneParser(argparse.ArgumentParser):
+    """argparse with one-line usage errors and exit status 2 (as ``pokerai``'s own parser)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``eval`` on its own (``argv`` without the ``eval`` word); returns the exit status."""
+    parser = _StandaloneParser(prog="pokerai eval")
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else USAGE_ERROR
+    return run_eval(args)
+
+
+__all__ = [
+    "EvalUsageError",
+    "add_arguments",
+    "format_duplicate",
+    "format_lbr",
+    "main",
+    "register",
+    "run_eval",
+]

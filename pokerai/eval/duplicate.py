@@ -1,0 +1,390 @@
+"""Duplicate heads-up matches: every deal is played twice with the seats swapped.
+
+Hand 1 of deal pair ``i`` seats agent A as player 0 and agent B as player 1;
+hand 2 deals the very same nine cards with the same button, and swaps the
+agents, so A holds the cards (and the position) that B held. Luck of the cards
+cancels within a pair, which is why a duplicate confidence interval is much
+narrower than a plain one over the same number of hands. Stacks are reset
+every hand (ACPC style: 200 big blinds at the default 50/100 blinds).
+
+Reproducibility. Pair ``i`` draws everything from ``numpy.random.default_rng([seed, i])``:
+the deal, and one seed per seat. In both hands of the pair the agent in seat
+``s`` acts with a fresh Generator built from seat ``s``'s seed, so the random
+numbers follow the seat, not the agent (common random numbers): an agent
+against itself replays hand 1 exactly in hand 2 and scores exactly 0, and
+between different agents the shared streams only lower the variance. Pass
+``mirror_randomness=False`` to give every hand and seat its own independent
+stream instead. Results depend only on ``seed`` and the pair count, never on
+the number of worker processes (agents must not carry state from hand to hand
+that changes how they play; ``begin_hand`` is called before each hand).
+
+Agents see only ``Observation.from_state(state)`` for their own seat: never the
+engine state, so never the opponent's hole cards or the undealt board.
+
+Scores. ``mbb_per_hand`` is A's mean result in milli-big-blinds per hand. Its
+95% confidence interval is the normal approximation over the per-pair sums,
+``mean ± 1.96·sd/√pairs``, divided by 2 to put it per hand. ``plain_ci95`` is
+the interval the same hands would give if they were treated as independent
+(over the ``2·pairs`` single-hand results), for comparison.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.agents.base import Agent, Observation
+from pokerai.engine.history import to_acpc
+from pokerai.engine.state import HUNLConfig, HUNLState
+
+Z95 = 1.959963984540054
+"""The two-sided 95% quantile of the standard normal distribution."""
+
+_SEED_BOUND = 2**63
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean in mbb/hand with its 95% confidence interval ``(low, high)`` (normal approximation)."""
+
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+
+def mean_ci95(values: npt.ArrayLike, scale: float = 1.0) -> Estimate:
+    """The mean of ``values`` times ``scale`` with a 95% interval ``± 1.96·sd/√n`` (sample sd, n-1).
+
+    With one value (or none) the interval is unbounded on both sides except when
+    there is nothing to estimate: no values give ``nan`` everywhere.
+    """
+    array = np.asarray(values, dtype=np.float64)
+    n = array.size
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan)
+    mean = float(array.mean()) * scale
+    if n == 1:
+        return Estimate(mean, -math.inf, math.inf)
+    half = Z95 * float(array.std(ddof=1)) / math.sqrt(n) * abs(scale)
+    return Estimate(mean, mean - half, mean + half)
+
+
+def json_number(value: float) -> float | None:
+    """``value``, or None where JSON has no number for it (an unbounded interval from one sample)."""
+    return value if math.isfinite(value) else None
+
+
+def check_conservation(state: HUNLState) -> tuple[int, int]:
+    """The returns of a finished hand, after checking that no chip was made or lost.
+
+    Raises ``AssertionError`` (even under ``python -O``) if the hand is not over,
+    the returns do not sum to 0, or the final stacks do not add up to the starting ones.
+    """
+    if not state.is_over:
+        raise AssertionError(f"hand is not over: {state!r}")
+    returns = state.returns()
+    if returns[0] + returns[1] != 0 or sum(state.stacks) != sum(state.config.stacks):
+        raise AssertionError(f"chips not conserved: returns {returns}, stacks {state.stacks}")
+    if min(state.stacks) < 0:
+        raise AssertionError(f"negative stack at the end of the hand: {state!r}")
+    return returns
+
+
+def play_hand(
+    state: HUNLState,
+    agents: Sequence[Agent],
+    rngs: Sequence[np.random.Generator],
+) -> HUNLState:
+    """Play ``state`` to the end; ``agents[p]`` acts for player ``p`` with ``rngs[p]``.
+
+    Each agent gets only its own observation. An illegal action is a ``ValueError`` naming the agent.
+    """
+    while state.to_act is not None:
+        player = state.to_act
+        agent = agents[player]
+        action = agent.act(Observation.from_state(state), rngs[player])
+        if action.player != player:
+            raise ValueError(f"agent {agent.name!r} acted for player {action.player} as player {player}")
+        try:
+            state.apply(action)
+        except ValueError as error:
+            raise ValueError(f"agent {agent.name!r} chose an illegal action ({action}): {error}") from None
+    return state
+
+
+def acpc_name(name: str, fallback: str) -> str:
+    """A player name usable in an ACPC ``STATE`` line (no ``:``, ``|``, whitespace)."""
+    cleaned = "".join("_" if char in ":|" or char.isspace() else char for char in name)
+    return cleaned or fallback
+
+
+@dataclass(frozen=True)
+class _PairChunk:
+    """One chunk of pairs: ``a_results`` int64 [pairs, 2] (A's chips in hand 1 and 2), STATE lines."""
+
+    start: int
+    a_results: npt.NDArray[np.int64]
+    log_lines: list[str]
+
+
+def _play_pairs(
+    agent_a: Agent,
+    agent_b: Agent,
+    config: HUNLConfig,
+    seed: int,
+    start: int,
+    stop: int,
+    mirror_randomness: bool,
+    log: bool,
+) -> _PairChunk:
+    results = np.zeros((stop - start, 2), dtype=np.int64)
+    lines: list[str] = []
+    names = (acpc_name(agent_a.name, "A"), acpc_name(agent_b.name, "B"))
+    if names[0] == names[1]:
+        names = (names[0] + "_A", names[1] + "_B")
+    for row, pair in enumerate(range(start, stop)):
+        pair_rng = np.random.default_rng([seed, pair])
+        deck = pair_rng.permutation(52)[:9].tolist()
+        button = pair & 1
+        seat_seeds = pair_rng.integers(_SEED_BOUND, size=6).tolist()
+        for hand in (0, 1):
+            agents = (agent_a, agent_b) if hand == 0 else (agent_b, agent_a)
+            a_player = hand  # hand 1: A is player 0; hand 2: A is player 1 (same cards, same button)
+            offset = 0 if mirror_randomness else 2 + 2 * hand
+            rngs = (
+                np.random.Generator(np.random.PCG64(seat_seeds[offset])),
+                np.random.Generator(np.random.PCG64(seat_seeds[offset + 1])),
+            )
+            for player in (0, 1):
+                agents[player].begin_hand(player, button)
+            state = play_hand(HUNLState.new(config, button, deck=deck), agents, rngs)
+            returns = check_conservation(state)
+            results[row, hand] = returns[a_player]
+            if log:
+                by_player = names if hand == 0 else (names[1], names[0])
+                lines.append(to_acpc(state, hand_number=2 * pair + hand, names=by_player))
+    return _PairChunk(start, results, lines)
+
+
+# ---------------------------------------------------------------------- parallel chunks
+
+_WORKER_OBJECTS: tuple[Any, ...] = ()
+
+
+def _init_worker(*objects: Any) -> None:
+    global _WORKER_OBJECTS
+    _WORKER_OBJECTS = objects
+
+
+def _call_in_worker(function: Callable[..., Any], *args: Any) -> Any:
+    return function(*_WORKER_OBJECTS, *args)
+
+
+def run_chunks(
+    function: Callable[..., Any],
+    shared: tuple[Any, ...],
+    total: int,
+    before: tuple[Any, ...] = (),
+    after: tuple[Any, ...] = (),
+    *,
+    workers: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+    chunk_size: int | None = None,
+) -> list[Any]:
+    """``function(*shared, *before, start, stop, *after)`` over chunks of ``[0, total)``, in order.
+
+    With ``workers`` > 1 the chunks run in a process pool and the ``shared`` objects
+    (agents) are pickled to each worker once. ``on_progress`` gets the number of items
+    done so far. The chunks' results come back in index order.
+    """
+    if chunk_size is None:
+        chunk_size = max(1, min(200, math.ceil(total / (max(workers, 1) * 16)), total))
+    bounds = [(start, min(start + chunk_size, total)) for start in range(0, total, chunk_size)]
+    done = 0
+    if workers <= 1:
+        results = []
+        for start, stop in bounds:
+            results.append(function(*shared, *before, start, stop, *after))
+            done += stop - start
+            if on_progress is not None:
+                on_progress(done)
+        return results
+    ordered: list[Any] = [None] * len(bounds)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=shared) as pool:
+        futures: dict[Future[Any], int] = {
+            pool.submit(_call_in_worker, function, *before, start, stop, *after): index
+            for index, (start, stop) in enumerate(bounds)
+        }
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                index = futures[future]
+                ordered[index] = future.result()
+                done += bounds[index][1] - bounds[index][0]
+            if on_progress is not None:
+                on_progress(done)
+    return ordered
+
+
+def write_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------- the match
+
+
+@dataclass(frozen=True)
+class DuplicateResult:
+    """The outcome of a duplicate match, from agent A's side.
+
+    ``a_results`` is int64 ``[pairs, 2]``: A's chips won in hand 1 and hand 2 of each pair.
+    """
+
+    a: str
+    b: str
+    pairs: int
+    seed: int
+    workers: int
+    big_blind: int
+    a_results: npt.NDArray[np.int64] = field(repr=False)
+    seconds: float
+
+    @property
+    def hands(self) -> int:
+        return 2 * self.pairs
+
+    @property
+    def _scale(self) -> float:
+        return 1000.0 / self.big_blind
+
+    @property
+    def estimate(self) -> Estimate:
+        """mbb/hand with the duplicate 95% interval (over per-pair sums, halved to per hand)."""
+        return mean_ci95(self.a_results.sum(axis=1), self._scale / 2)
+
+    @property
+    def plain_estimate(self) -> Estimate:
+        """The same mean with the interval of ``2·pairs`` hands taken as independent."""
+        return mean_ci95(self.a_results.reshape(-1), self._scale)
+
+    @property
+    def mbb_per_hand(self) -> float:
+        return self.estimate.mean
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        estimate = self.estimate
+        return (estimate.low, estimate.high)
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else math.inf
+
+    def to_json(self) -> dict[str, Any]:
+        plain = self.plain_estimate
+        return {
+            "a": self.a,
+            "b": self.b,
+            "pairs": self.pairs,
+            "hands": self.hands,
+            "mbb_per_hand": self.mbb_per_hand,
+            "ci95": [json_number(bound) for bound in self.ci95],
+            "plain_ci95": [json_number(plain.low), json_number(plain.high)],
+            "seed": self.seed,
+            "workers": self.workers,
+            "seconds": self.seconds,
+            "hands_per_second": json_number(self.hands_per_second),
+        }
+
+
+def duplicate_match(
+    agent_a: Agent,
+    agent_b: Agent,
+    pairs: int,
+    *,
+    seed: int = 0,
+    workers: int = 1,
+    config: HUNLConfig | None = None,
+    log_path: str | os.PathLike[str] | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    mirror_randomness: bool = True,
+    names: tuple[str, str] | None = None,
+) -> DuplicateResult:
+    """Play ``pairs`` duplicate deal pairs of A against B (``2·pairs`` hands).
+
+    ``workers`` > 1 plays chunks of pairs in that many processes (the agents are
+    pickled to each once); the result is the same as with one. ``log_path``
+    receives every hand's ACPC ``STATE`` line in hand order, written atomically.
+    ``on_progress`` gets the number of pairs done. ``names`` label A and B in the
+    result (default: the agents' ``name``).
+    """
+    if isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs <= 0:
+        raise ValueError(f"the number of deal pairs must be a positive whole number, got {pairs!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers <= 0:
+        raise ValueError(f"the number of workers must be a positive whole number, got {workers!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"the seed must be a non-negative whole number, got {seed!r}")
+    config = config if config is not None else HUNLConfig()
+    started = time.perf_counter()
+    chunks: list[_PairChunk] = run_chunks(
+        _play_pairs,
+        (agent_a, agent_b),
+        int(pairs),
+        (config, int(seed)),
+        (mirror_randomness, log_path is not None),
+        workers=int(workers),
+        on_progress=on_progress,
+    )
+    seconds = time.perf_counter() - started
+    results = np.concatenate([chunk.a_results for chunk in chunks])
+    if log_path is not None:
+        write_atomically(log_path, "".join(line + "\n" for chunk in chunks for line in chunk.log_lines))
+    name_a, name_b = names if names is not None else (agent_a.name, agent_b.name)
+    return DuplicateResult(
+        a=name_a,
+        b=name_b,
+        pairs=int(pairs),
+        seed=int(seed),
+        workers=int(workers),
+        big_blind=config.big_blind,
+        a_results=results,
+        seconds=seconds,
+    )
+
+
+__all__ = [
+    "Z95",
+    "DuplicateResult",
+    "Estimate",
+    "check_conservation",
+    "duplicate_match",
+    "mean_ci95",
+    "play_hand",
+    "run_chunks",
+    "write_atomically",
+]

@@ -94,6 +94,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="deal pairs of a duplicate match (each played twice, seats swapped)",
     )
+    parser.add_argument(
+        "--swap-cards",
+        action="store_true",
+        help="also play each pair with the hole cards exchanged (4 hands a pair; cancels more luck)",
+    )
     parser.add_argument("--lbr", action="store_true", help="score local best response against --a")
     parser.add_argument("--hands", type=_count("hands"), metavar="N", help="hands of an LBR run")
     parser.add_argument("--seed", type=_seed, default=0, help="seed of the deals and agents (default 0)")
@@ -249,6 +254,7 @@ def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> 
             log_path=args.log,
             on_progress=progress.update_to if progress else None,
             names=(args.a.strip(), args.b.strip()),
+            swap_cards=args.swap_cards,
         )
     except OSError as error:
         raise EvalUsageError(f"cannot write the log {args.log!r}: {error.strerror or error}") from None

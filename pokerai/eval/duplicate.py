@@ -21,9 +21,19 @@ that changes how they play; ``begin_hand`` is called before each hand).
 Agents see only ``Observation.from_state(state)`` for their own seat: never the
 engine state, so never the opponent's hole cards or the undealt board.
 
+Swapped cards. With ``swap_cards`` each pair is played four times: the two
+hands above, then the same two with the players' hole cards exchanged, so
+each agent plays each hole-card pair from each position. The random numbers
+still follow the seat (the position), so a card-blind agent repeats its
+actions when only the cards change, and the cards' luck cancels too. Every
+hand is still a hand with uniformly dealt cards, so the estimate stays
+unbiased; it resolves edges that the luck of card-blind, high-variance play
+(``random``'s all-in raises) buries in a two-hand duplicate.
+
 Scores. ``mbb_per_hand`` is A's mean result in milli-big-blinds per hand. Its
 95% confidence interval is the normal approximation over the per-pair sums,
-``mean ± 1.96·sd/√pairs``, divided by 2 to put it per hand. ``plain_ci95`` is
+``mean ± 1.96·sd/√pairs``, divided by the hands per pair (2, or 4 with
+``swap_cards``) to put it per hand. ``plain_ci95`` is
 the interval the same hands would give if they were treated as independent
 (over the ``2·pairs`` single-hand results), for comparison.
 """
@@ -134,7 +144,7 @@ def acpc_name(name: str, fallback: str) -> str:
 
 @dataclass(frozen=True)
 class _PairChunk:
-    """One chunk of pairs: ``a_results`` int64 [pairs, 2] (A's chips in hand 1 and 2), STATE lines."""
+    """One chunk of pairs: ``a_results`` int64 [pairs, hands per pair] (A's chips each hand), STATE lines."""
 
     start: int
     a_results: npt.NDArray[np.int64]
@@ -150,8 +160,10 @@ def _play_pairs(
     stop: int,
     mirror_randomness: bool,
     log: bool,
+    swap_cards: bool = False,
 ) -> _PairChunk:
-    results = np.zeros((stop - start, 2), dtype=np.int64)
+    hands_per_pair = 4 if swap_cards else 2
+    results = np.zeros((stop - start, hands_per_pair), dtype=np.int64)
     lines: list[str] = []
     names = (acpc_name(agent_a.name, "A"), acpc_name(agent_b.name, "B"))
     if names[0] == names[1]:
@@ -160,23 +172,25 @@ def _play_pairs(
         pair_rng = np.random.default_rng([seed, pair])
         deck = pair_rng.permutation(52)[:9].tolist()
         button = pair & 1
-        seat_seeds = pair_rng.integers(_SEED_BOUND, size=6).tolist()
-        for hand in (0, 1):
+        seat_seeds = pair_rng.integers(_SEED_BOUND, size=2 + 2 * hands_per_pair).tolist()
+        decks = (deck, [*deck[2:4], *deck[0:2], *deck[4:]]) if swap_cards else (deck,)
+        for column in range(hands_per_pair):
+            cards, hand = decks[column // 2], column % 2
             agents = (agent_a, agent_b) if hand == 0 else (agent_b, agent_a)
             a_player = hand  # hand 1: A is player 0; hand 2: A is player 1 (same cards, same button)
-            offset = 0 if mirror_randomness else 2 + 2 * hand
+            offset = 0 if mirror_randomness else 2 + 2 * column
             rngs = (
                 np.random.Generator(np.random.PCG64(seat_seeds[offset])),
                 np.random.Generator(np.random.PCG64(seat_seeds[offset + 1])),
             )
             for player in (0, 1):
                 agents[player].begin_hand(player, button)
-            state = play_hand(HUNLState.new(config, button, deck=deck), agents, rngs)
+            state = play_hand(HUNLState.new(config, button, deck=cards), agents, rngs)
             returns = check_conservation(state)
-            results[row, hand] = returns[a_player]
+            results[row, column] = returns[a_player]
             if log:
                 by_player = names if hand == 0 else (names[1], names[0])
-                lines.append(to_acpc(state, hand_number=2 * pair + hand, names=by_player))
+                lines.append(to_acpc(state, hand_number=hands_per_pair * pair + column, names=by_player))
     return _PairChunk(start, results, lines)
 
 
@@ -262,7 +276,8 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
 class DuplicateResult:
     """The outcome of a duplicate match, from agent A's side.
 
-    ``a_results`` is int64 ``[pairs, 2]``: A's chips won in hand 1 and hand 2 of each pair.
+    ``a_results`` is int64 ``[pairs, hands per pair]``: A's chips won in each hand of
+    each pair (2 hands, or 4 with swapped cards).
     """
 
     a: str
@@ -276,7 +291,11 @@ class DuplicateResult:
 
     @property
     def hands(self) -> int:
-        return 2 * self.pairs
+        return int(self.a_results.size)
+
+    @property
+    def hands_per_pair(self) -> int:
+        return int(self.a_results.shape[1])
 
     @property
     def _scale(self) -> float:
@@ -284,12 +303,12 @@ class DuplicateResult:
 
     @property
     def estimate(self) -> Estimate:
-        """mbb/hand with the duplicate 95% interval (over per-pair sums, halved to per hand)."""
-        return mean_ci95(self.a_results.sum(axis=1), self._scale / 2)
+        """mbb/hand with the duplicate 95% interval (over per-pair sums, scaled to per hand)."""
+        return mean_ci95(self.a_results.sum(axis=1), self._scale / self.hands_per_pair)
 
     @property
     def plain_estimate(self) -> Estimate:
-        """The same mean with the interval of ``2·pairs`` hands taken as independent."""
+        """The same mean with the interval of all the hands taken as independent."""
         return mean_ci95(self.a_results.reshape(-1), self._scale)
 
     @property
@@ -312,6 +331,7 @@ class DuplicateResult:
             "b": self.b,
             "pairs": self.pairs,
             "hands": self.hands,
+            "swap_cards": self.hands_per_pair == 4,
             "mbb_per_hand": self.mbb_per_hand,
             "ci95": [json_number(bound) for bound in self.ci95],
             "plain_ci95": [json_number(plain.low), json_number(plain.high)],
@@ -334,8 +354,9 @@ def duplicate_match(
     on_progress: Callable[[int], None] | None = None,
     mirror_randomness: bool = True,
     names: tuple[str, str] | None = None,
+    swap_cards: bool = False,
 ) -> DuplicateResult:
-    """Play ``pairs`` duplicate deal pairs of A against B (``2·pairs`` hands).
+    """Play ``pairs`` duplicate deal pairs of A against B: ``2·pairs`` hands, or ``4·pairs`` (``swap_cards``).
 
     ``workers`` > 1 plays chunks of pairs in that many processes (the agents are
     pickled to each once); the result is the same as with one. ``log_path``
@@ -356,7 +377,7 @@ def duplicate_match(
         (agent_a, agent_b),
         int(pairs),
         (config, int(seed)),
-        (mirror_randomness, log_path is not None),
+        (mirror_randomness, log_path is not None, swap_cards),
         workers=int(workers),
         on_progress=on_progress,
     )

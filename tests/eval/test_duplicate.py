@@ -156,3 +156,28 @@ def test_heuristic_beats_the_simple_baselines(opponent: str) -> None:
 
     result = duplicate_match(make_agent("heuristic"), make_agent(opponent), 300, seed=1, workers=2)
     assert result.ci95[0] > 0, result.to_json()
+
+
+def test_call_beats_random_by_the_hand_computed_edge_with_swapped_cards() -> None:
+    """``call`` never bets, so ``random`` folds only as the button facing the big blind: a third
+    of its button hands, losing the 50-chip small blind. Everything else is a showdown at even
+    equity, so call's edge is 1/2 x 1/3 x 50 chips = 8.33 chips = 83.3 mbb/hand. A two-hand
+    duplicate cannot resolve it under ``random``'s all-in swings; exchanging the hole cards
+    as well cancels the cards' luck, because the card-blind agents repeat their actions."""
+    from pokerai.agents import CallAgent, RandomAgent
+
+    result = duplicate_match(CallAgent(), RandomAgent(), 3000, seed=0, swap_cards=True)
+    assert result.hands == 12_000 and result.to_json()["swap_cards"] is True
+    low, high = result.ci95
+    assert 0 < low <= 1000 / 12 <= high
+    assert high - low < 20
+    plain = duplicate_match(CallAgent(), RandomAgent(), 300, seed=0)
+    assert plain.ci95[0] < 0 < plain.ci95[1], "the two-hand duplicate cannot tell"
+
+
+def test_swapped_cards_self_play_is_exactly_zero() -> None:
+    from pokerai.agents import RandomAgent
+
+    result = duplicate_match(RandomAgent(), RandomAgent(), 100, seed=3, swap_cards=True)
+    assert result.a_results.shape == (100, 4)
+    assert result.mbb_per_hand == 0.0 and result.ci95 == (0.0, 0.0)

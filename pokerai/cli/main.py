@@ -14,8 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from pokerai import __version__
+from pokerai.cli.evaluate import register as register_eval
 from pokerai.engine.equity import describe, equity
 from pokerai.games import GAME_NAMES, make_game
+from pokerai.solvers.qre import QREError, QREResult, trace_logit_qre
 from pokerai.solvers.solve import ALGORITHMS, SolveResult, solve
 
 USAGE_ERROR = 2
@@ -128,7 +130,81 @@ def build_parser() -> argparse.ArgumentParser:
                                help="seed of the board sampler (default 0)")  # fmt: skip
     equity_parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     equity_parser.set_defaults(handler=_run_equity)
+
+    qre_parser = commands.add_parser(
+        "qre",
+        help="trace the logit quantal response equilibrium of a small game",
+        description="Trace the agent logit QRE of Kuhn, Leduc or the AKQ game from λ = 0 and "
+        "report it at the requested rationalities λ.",
+    )
+    qre_parser.add_argument("--game", required=True, type=_choice("game", GAME_NAMES),
+                            metavar="{" + ",".join(GAME_NAMES) + "}")  # fmt: skip
+    qre_parser.add_argument("--bet-size", type=_number("bet size", float, positive=True), default=None,
+                            metavar="B", help="AKQ bet as a fraction of the pot (default 1)")  # fmt: skip
+    qre_parser.add_argument("--lambdas", required=True, type=_lambdas, metavar="L1,L2,...",
+                            help="comma-separated rationalities λ >= 0, e.g. 0.1,1,10,100,1000")  # fmt: skip
+    qre_parser.add_argument(
+        "--json", action="store_true", help="print one JSON object on stdout instead of tables"
+    )
+    qre_parser.set_defaults(handler=_run_qre)
+
+    register_eval(commands)
     return parser
+
+
+def _lambdas(text: str) -> list[float]:
+    """An argparse type: a comma-separated list of finite non-negative numbers."""
+    parse = _number("λ", float, positive=False)
+    values = [parse(part.strip()) for part in text.split(",")]
+    for value in values:
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"λ must be non-negative, got {value:g}")
+    return values
+
+
+def _run_qre(args: argparse.Namespace) -> int:
+    if args.bet_size is not None and args.game != "akq":
+        raise UsageError(f"--bet-size only applies to the akq game, not {args.game}")
+    try:
+        game = make_game(args.game, bet_size=args.bet_size)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    try:
+        result = trace_logit_qre(game, args.lambdas)
+    except QREError as error:
+        print(f"pokerai qre: error: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(result.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_qre(result))
+    return 0
+
+
+def format_qre(result: QREResult) -> str:
+    """The human-readable report of ``pokerai qre``."""
+    lines = [
+        f"game     {result.game}",
+        f"seconds  {result.seconds:.3f}  ({result.steps} path steps)",
+        "",
+        f"{'lambda':>10}  {'exploitability':>14}  {'game value':>11}  {'residual':>9}  {'mean entropy':>12}",
+    ]
+    for point in result.points:
+        lines.append(f"{point.rationality:>10g}  {point.exploitability:>14.6g}  "
+                     f"{point.player_values[0]:>+11.6f}  {point.residual:>9.1e}  "
+                     f"{float(point.entropy.mean()):>12.6f}")  # fmt: skip
+    last = result.points[-1]
+    table = last.policy.to_dict()
+    if len(table) <= POLICY_TABLE_LIMIT:
+        lines += ["", f"policy at lambda = {last.rationality:g} (information set: action probabilities)"]
+        width = max(len(key) for key in table)
+        for key, row in table.items():
+            actions = "  ".join(f"{name} {p:.4f}" for name, p in row.items())
+            lines.append(f"  {key:<{width}}  {actions}")
+    else:
+        lines += ["", f"({len(table)} information sets; use --json for the full policy)"]
+    return "\n".join(lines)
 
 
 def _run_equity(args: argparse.Namespace) -> int:

@@ -1,0 +1,580 @@
+"""Agent logit quantal response equilibrium (QRE), traced from λ = 0 by path following.
+
+Definition (McKelvey & Palfrey 1998, agent QRE; REFERENCE.md, seed 003). At
+every information set I of player i the behaviour strategy is the logit of the
+*conditional* expected values of its actions:
+
+    P(I, a) = exp(λ·V(I, a)) / Σ_b exp(λ·V(I, b)),
+    V(I, a) = Σ_{h∈I} π₋ᵢ(h) uᵢ(h·a) / Σ_{h∈I} π₋ᵢ(h),
+
+where π₋ᵢ(h) is the reach of h through chance and the other player only and
+uᵢ(h·a) is player i's expected return after playing a at h, both under P.
+Dividing by the infoset reach (Bayesian beliefs over the histories of I) is
+what the AKQ equations of REFERENCE.md use -- the caller's V carries the
+``(p_A + p_Q)`` denominator -- and what Gambit's behaviour-strategy logit
+solver uses, so our points are comparable with its. With λ < ∞ every action
+has positive probability, so every information set reachable by chance has
+positive reach and the beliefs are well defined; they are computed from log
+reaches, so nothing underflows to 0/0 at large λ. An information set that
+chance alone makes unreachable (none in our games) gets uniform beliefs.
+
+Method. Unknowns are the log-odds z(I, a) = ln P(I, a) − ln P(I, r) of every
+legal action against the information set's first legal action r (so each row
+is a softmax and always a distribution). The QRE branch is the zero set of
+
+    H(z, λ) = z(I, a) − λ·(V(I, a) − V(I, r)),
+
+starting at z = 0 for λ = 0. We follow it with a predictor–corrector in λ:
+an Euler step along the tangent dz/dλ = −H_z⁻¹ H_λ, then Newton's method on
+H(·, λ) with the exact Jacobian H_z (forward-mode derivatives of V, one
+numba pass over the compiled tree per unknown). A step is accepted only when
+Newton converges; otherwise it is halved. Every returned point carries its
+residual ‖P − logit(λ·V(P))‖∞, and ``trace_logit_qre`` raises ``QREError``
+if any residual is above the tolerance or the path stalls.
+
+Limits. At large λ the branch becomes ill-conditioned: beliefs at information
+sets off the equilibrium path are ratios of probabilities like e^{−λ·gap},
+whose log reaches carry rounding of ~1e-16·|log reach|. On Leduc at λ = 10⁴
+this puts a floor of about 3e-8 under the residual (1e-9 holds through λ =
+1000); the tracer then raises rather than return the point, unless the caller
+passes a looser ``tolerance``. Kuhn and AKQ reach 1e-12 at λ = 10⁴.
+
+Thermodynamics (REFERENCE.md): per information set, entropy S = −Σ P ln P,
+internal energy E = −Σ P·V with the conditional values V above, and free
+energy F = E − S/λ (−∞ at λ = 0).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+from scipy.linalg import lu_factor, lu_solve
+
+from pokerai.games.protocol import Game
+from pokerai.solvers.best_response import best_response, expected_values, tree_of
+from pokerai.solvers.policy import TabularPolicy
+from pokerai.solvers.tree import CHANCE_NODE, DECISION_NODE, TERMINAL_NODE, GameTree
+
+DEFAULT_TOLERANCE = 1e-9
+"""Largest residual ‖P − logit(λ·V(P))‖∞ accepted at a returned point."""
+
+CORRECTOR_TOLERANCE = 1e-11
+"""At a returned λ, Newton stops once the residual is below this (or stops improving below ``tolerance``)."""
+
+PATH_TOLERANCE = 1e-7
+"""Between returned points the path is followed only this closely (it is polished at each target)."""
+
+
+class QREError(RuntimeError):
+    """The path could not be traced to a requested λ within tolerance."""
+
+
+@njit(cache=True)
+def _evaluate(z, kind, player, infoset, first_child, num_children, action, chance_probability,
+              utility, legal_mask, reference_action):  # fmt: skip
+    """Probabilities, node values, beliefs and conditional action values at log-odds ``z``.
+
+    ``z`` is float64 ``[num_infosets, num_actions]`` (0 at the reference and
+    illegal actions). Returns ``probabilities`` and ``log_probabilities``
+    ``[num_infosets, num_actions]`` (0 / -inf off the legal actions),
+    ``values`` (player 0's expected return at every node), ``beliefs`` (the
+    normalised weight π₋ᵢ(h)/Σ_{h'∈I} π₋ᵢ(h') of each decision node within
+    its information set) and ``action_values`` V(I, a) for the acting player.
+    """
+    num_infosets, num_actions = legal_mask.shape
+    probabilities = np.zeros((num_infosets, num_actions))
+    log_probabilities = np.full((num_infosets, num_actions), -np.inf)
+    for i in range(num_infosets):
+        top = -np.inf
+        for a in range(num_actions):
+            if legal_mask[i, a] and z[i, a] > top:
+                top = z[i, a]
+        total = 0.0
+        for a in range(num_actions):
+            if legal_mask[i, a]:
+                total += math.exp(z[i, a] - top)
+        log_total = top + math.log(total)
+        for a in range(num_actions):
+            if legal_mask[i, a]:
+                log_probabilities[i, a] = z[i, a] - log_total
+                probabilities[i, a] = math.exp(log_probabilities[i, a])
+    num_nodes = kind.shape[0]
+    # Log reach of chance + player 0 and of chance + player 1 (what the *other* player sees).
+    log_reach = np.zeros((2, num_nodes))
+    for node in range(num_nodes):
+        start = first_child[node]
+        for child in range(start, start + num_children[node]):
+            for p in range(2):
+                log_reach[p, child] = log_reach[p, node]
+            if kind[node] == CHANCE_NODE:
+                step = math.log(chance_probability[child]) if chance_probability[child] > 0 else -np.inf
+                log_reach[0, child] += step
+                log_reach[1, child] += step
+            else:
+                log_reach[player[node], child] += log_probabilities[infoset[node], action[child]]
+    values = np.zeros(num_nodes)
+    for node in range(num_nodes - 1, -1, -1):
+        if kind[node] == TERMINAL_NODE:
+            values[node] = utility[node]
+            continue
+        total = 0.0
+        start = first_child[node]
+        for child in range(start, start + num_children[node]):
+            if kind[node] == CHANCE_NODE:
+                total += chance_probability[child] * values[child]
+            else:
+                total += probabilities[infoset[node], action[child]] * values[child]
+        values[node] = total
+    # Beliefs: π₋ᵢ(h) normalised within each information set, from log reaches.
+    top_weight = np.full(num_infosets, -np.inf)
+    count = np.zeros(num_infosets)
+    for node in range(num_nodes):
+        if kind[node] == DECISION_NODE:
+            weight = log_reach[1 - player[node], node]
+            count[infoset[node]] += 1.0
+            if weight > top_weight[infoset[node]]:
+                top_weight[infoset[node]] = weight
+    beliefs = np.zeros(num_nodes)
+    belief_total = np.zeros(num_infosets)
+    for node in range(num_nodes):
+        if kind[node] == DECISION_NODE:
+            info = infoset[node]
+            if top_weight[info] == -np.inf:  # unreachable by chance: uniform beliefs
+                beliefs[node] = 1.0
+            else:
+                beliefs[node] = math.exp(log_reach[1 - player[node], node] - top_weight[info])
+            belief_total[info] += beliefs[node]
+    action_values = np.zeros((num_infosets, num_actions))
+    for node in range(num_nodes):
+        if kind[node] == DECISION_NODE:
+            info = infoset[node]
+            beliefs[node] /= belief_total[info]
+            sign = 1.0 if player[node] == 0 else -1.0
+            start = first_child[node]
+            for child in range(start, start + num_children[node]):
+                action_values[info, action[child]] += beliefs[node] * sign * values[child]
+    return probabilities, log_probabilities, values, beliefs, action_values
+
+
+@njit(cache=True)
+def _jacobian(lam, probabilities, values, beliefs, action_values, kind, player, infoset, first_child,
+              num_children, action, chance_probability, legal_mask, reference_action, variable_infoset,
+              variable_action):  # fmt: skip
+    """The Jacobian ∂H/∂z ``[num_variables, num_variables]`` of H(z, λ) = z − λ·(V − V_ref).
+
+    Column c is the forward-mode derivative with respect to z(J, b), J =
+    ``variable_infoset[c]``, b = ``variable_action[c]``: it changes P(J, ·) by
+    P(J, a)·(δ_ab − P(J, b)), hence the log reach of J's player below J, the
+    node values above J and, through both, the conditional values V.
+    """
+    num_variables = variable_infoset.shape[0]
+    num_nodes = kind.shape[0]
+    num_infosets, num_actions = legal_mask.shape
+    jacobian = np.zeros((num_variables, num_variables))
+    d_log_reach = np.zeros(num_nodes)
+    d_values = np.zeros(num_nodes)
+    d_action_values = np.zeros((num_infosets, num_actions))
+    d_belief_mean = np.zeros(num_infosets)
+    for column in range(num_variables):
+        target = variable_infoset[column]
+        target_action = variable_action[column]
+        mover = -1
+        # Forward: derivative of the log reach of the player who owns ``target``.
+        d_log_reach[0] = 0.0
+        for node in range(num_nodes):
+            start = first_child[node]
+            for child in range(start, start + num_children[node]):
+                d_log_reach[child] = d_log_reach[node]
+                if kind[node] == DECISION_NODE and infoset[node] == target:
+                    mover = player[node]
+                    delta = 1.0 if action[child] == target_action else 0.0
+                    d_log_reach[child] += delta - probabilities[target, target_action]
+        # Backward: derivative of player 0's value at every node.
+        for node in range(num_nodes - 1, -1, -1):
+            if kind[node] == TERMINAL_NODE:
+                d_values[node] = 0.0
+                continue
+            total = 0.0
+            start = first_child[node]
+            for child in range(start, start + num_children[node]):
+                if kind[node] == CHANCE_NODE:
+                    total += chance_probability[child] * d_values[child]
+                else:
+                    p = probabilities[infoset[node], action[child]]
+                    total += p * d_values[child]
+                    if infoset[node] == target:
+                        delta = 1.0 if action[child] == target_action else 0.0
+                        total += p * (delta - probabilities[target, target_action]) * values[child]
+            d_values[node] = total
+        d_action_values[:, :] = 0.0
+        d_belief_mean[:] = 0.0
+        for node in range(num_nodes):
+            if kind[node] != DECISION_NODE:
+                continue
+            info = infoset[node]
+            sign = 1.0 if player[node] == 0 else -1.0
+            # Beliefs at player i's infosets move only with the other player's reach.
+            d_log_weight = d_log_reach[node] if player[node] != mover else 0.0
+            d_belief_mean[info] += beliefs[node] * d_log_weight
+            start = first_child[node]
+            for child in range(start, start + num_children[node]):
+                d_action_values[info, action[child]] += (
+                    beliefs[node] * sign * (d_values[child] + d_log_weight * values[child])
+                )
+        for row in range(num_variables):
+            info = variable_infoset[row]
+            a = variable_action[row]
+            r = reference_action[info]
+            d_value = d_action_values[info, a] - d_belief_mean[info] * action_values[info, a]
+            d_reference = d_action_values[info, r] - d_belief_mean[info] * action_values[info, r]
+            jacobian[row, column] = -lam * (d_value - d_reference)
+        jacobian[column, column] += 1.0
+    return jacobian
+
+
+@dataclass(frozen=True, eq=False)
+class QREPoint:
+    """The logit QRE at one rationality λ.
+
+    Arrays are ``[num_infosets, num_actions]`` (``action_values``) or
+    ``[num_infosets]`` (``entropy``, ``internal_energy``, ``free_energy``) in
+    the tree's information-set order.
+    """
+
+    rationality: float
+    """λ."""
+    policy: TabularPolicy
+    residual: float
+    """‖P − logit(λ·V(P))‖∞ over all information sets and actions."""
+    exploitability: float
+    """``pokerai.solvers.exploitability`` of the policy (mean best-response gain)."""
+    player_values: tuple[float, float]
+    """Each player's expected return when both play the QRE."""
+    best_response_values: tuple[float, float]
+    """Player p's return when p best-responds to the other player's QRE strategy."""
+    action_values: np.ndarray
+    entropy: np.ndarray
+    internal_energy: np.ndarray
+    free_energy: np.ndarray
+
+    @property
+    def best_response_gains(self) -> tuple[float, float]:
+        """What each player gains by switching to a best response (their mean is ``exploitability``)."""
+        return (
+            self.best_response_values[0] - self.player_values[0],
+            self.best_response_values[1] - self.player_values[1],
+        )
+
+    def exploitation_of(self, player: int, nash_value: float) -> float:
+        """How much a best-responding opponent takes from ``player`` relative to the Nash value.
+
+        ``nash_value`` is the game's value for player 0. This is seed 003's ε
+        of player 1 (``player=0``): u₀* − min over player 1's strategies of
+        player 0's return. ``exploitation_of(0) + exploitation_of(1)`` is the
+        NashConv, twice ``exploitability``.
+        """
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        own_nash = nash_value if player == 0 else -nash_value
+        return own_nash + self.best_response_values[1 - player]
+
+    def to_json(self) -> dict[str, Any]:
+        """One entry of the ``lambdas`` list of ``pokerai qre --json``."""
+        keys = self.policy.tree.infoset_keys
+        free = [None if math.isinf(f) else float(f) for f in self.free_energy]
+        return {
+            "lambda": self.rationality,
+            "exploitability": self.exploitability,
+            "residual": self.residual,
+            "game_value": self.player_values[0],
+            "best_response_gains": list(self.best_response_gains),
+            "policy": self.policy.to_dict(),
+            "entropy": {k: float(s) for k, s in zip(keys, self.entropy, strict=True)},
+            "internal_energy": {k: float(e) for k, e in zip(keys, self.internal_energy, strict=True)},
+            "free_energy": dict(zip(keys, free, strict=True)),
+        }
+
+
+@dataclass
+class QREResult:
+    """A traced logit QRE branch: one point per requested λ, ascending."""
+
+    game: str
+    points: list[QREPoint]
+    seconds: float
+    """Wall time of the trace (compilation of the tree and kernels excluded)."""
+    steps: int
+    """Accepted predictor–corrector steps."""
+    rejected_steps: int = 0
+    newton_iterations: int = 0
+    factorisations: int = 0
+    """Jacobians computed and LU-factorised."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``pokerai qre --json`` object."""
+        return {
+            "game": self.game,
+            "lambdas": [point.to_json() for point in self.points],
+            "seconds": self.seconds,
+            "steps": self.steps,
+        }
+
+
+class _Branch:
+    """The compiled tree, the variable layout and the H / Jacobian evaluations."""
+
+    def __init__(self, tree: GameTree) -> None:
+        self.tree = tree
+        legal = tree.legal_mask
+        self.reference_action = legal.argmax(axis=1).astype(np.int32)
+        free = legal.copy()
+        free[np.arange(tree.num_infosets), self.reference_action] = False
+        rows, columns = np.nonzero(free)
+        self.variable_infoset = rows.astype(np.int32)
+        self.variable_action = columns.astype(np.int32)
+        self.arrays = (tree.kind, tree.player, tree.infoset, tree.first_child, tree.num_children,
+                       tree.action, tree.chance_probability)  # fmt: skip
+
+    @property
+    def num_variables(self) -> int:
+        return int(self.variable_infoset.shape[0])
+
+    def table(self, variables: np.ndarray) -> np.ndarray:
+        z = np.zeros(self.tree.legal_mask.shape)
+        z[self.variable_infoset, self.variable_action] = variables
+        return z
+
+    def evaluate(self, variables: np.ndarray) -> tuple[np.ndarray, ...]:
+        return _evaluate(self.table(variables), *self.arrays, self.tree.utility, self.tree.legal_mask,
+                         self.reference_action)  # fmt: skip
+
+    def advantages(self, action_values: np.ndarray) -> np.ndarray:
+        """V(I, a) − V(I, r) per variable: −∂H/∂λ."""
+        reference = action_values[self.variable_infoset, self.reference_action[self.variable_infoset]]
+        return action_values[self.variable_infoset, self.variable_action] - reference
+
+    def jacobian(self, lam: float, evaluation: tuple[np.ndarray, ...]) -> np.ndarray:
+        probabilities, _, values, beliefs, action_values = evaluation
+        return _jacobian(lam, probabilities, values, beliefs, action_values, *self.arrays,
+                         self.tree.legal_mask, self.reference_action, self.variable_infoset,
+                         self.variable_action)  # fmt: skip
+
+    def residual(self, lam: float, evaluation: tuple[np.ndarray, ...]) -> float:
+        """‖P − logit(λ·V(P))‖∞."""
+        probabilities, _, _, _, action_values = evaluation
+        return logit_residual(probabilities, action_values, lam, self.tree.legal_mask)
+
+
+def logit_residual(probabilities: np.ndarray, action_values: np.ndarray, lam: float,
+                   legal_mask: np.ndarray) -> float:  # fmt: skip
+    """‖P − softmax(λ·V)‖∞ over legal actions; arrays are ``[num_infosets, num_actions]``."""
+    scaled = np.where(legal_mask, lam * action_values, -np.inf)
+    scaled -= scaled.max(axis=1, keepdims=True)
+    weights = np.where(legal_mask, np.exp(scaled), 0.0)
+    response = weights / weights.sum(axis=1, keepdims=True)
+    return float(np.max(np.abs(probabilities - response)))
+
+
+def conditional_action_values(policy: TabularPolicy) -> np.ndarray:
+    """V(I, a) of every legal action for the player acting at I, under ``policy``.
+
+    float64 ``[num_infosets, num_actions]`` (0 on illegal actions): player i's
+    expected return after playing a at I, the histories of I weighted by
+    chance's and the other player's reach (Bayesian beliefs). The policy must
+    give every action positive probability wherever beliefs are needed.
+    """
+    tree = policy.tree
+    branch = _Branch(tree)
+    with np.errstate(divide="ignore"):  # log 0 = -inf is what the kernel expects
+        log_probabilities = np.log(np.where(tree.legal_mask, policy.probabilities, 1.0))
+    evaluation = _evaluate(log_probabilities, *branch.arrays, tree.utility, tree.legal_mask,
+                           branch.reference_action)  # fmt: skip
+    return np.where(tree.legal_mask, evaluation[4], 0.0)
+
+
+def _point(branch: _Branch, lam: float, variables: np.ndarray) -> QREPoint:
+    evaluation = branch.evaluate(variables)
+    probabilities, log_probabilities, _, _, action_values = evaluation
+    tree = branch.tree
+    policy = TabularPolicy(tree, probabilities)
+    values = expected_values(policy)
+    responses = (best_response(policy, 0).value, best_response(policy, 1).value)
+    legal = tree.legal_mask
+    entropy = -np.sum(np.where(legal, probabilities * np.where(legal, log_probabilities, 0.0), 0.0), axis=1)
+    energy = -np.sum(np.where(legal, probabilities * action_values, 0.0), axis=1)
+    free = energy - entropy / lam if lam > 0 else np.full(tree.num_infosets, -np.inf)
+    gains = (responses[0] - values[0], responses[1] - values[1])
+    return QREPoint(
+        rationality=lam,
+        policy=policy,
+        residual=branch.residual(lam, evaluation),
+        exploitability=(gains[0] + gains[1]) / 2.0,
+        player_values=values,
+        best_response_values=responses,
+        action_values=action_values,
+        entropy=entropy,
+        internal_energy=energy,
+        free_energy=free,
+    )
+
+
+def _check_lambdas(lambdas: Iterable[float]) -> list[float]:
+    values = sorted({float(x) for x in lambdas})
+    if not values:
+        raise ValueError("give at least one λ")
+    for x in values:
+        if not math.isfinite(x) or x < 0:
+            raise ValueError(f"λ must be a finite non-negative number, got {x!r}")
+    return values
+
+
+def trace_logit_qre(
+    game: Game | GameTree,
+    lambdas: Iterable[float],
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    first_step: float = 0.1,
+    max_steps: int = 100_000,
+) -> QREResult:
+    """Trace the principal logit QRE branch of ``game`` from λ = 0 and return it at ``lambdas``.
+
+    ``lambdas`` (non-negative, any order, duplicates merged) come back
+    ascending, one ``QREPoint`` each. Raises ``QREError`` naming λ when the
+    path stalls (step below 1e-12·(1+λ), e.g. at a turning point) or a point's
+    residual is above ``tolerance``.
+    """
+    targets = _check_lambdas(lambdas)
+    if not tolerance > 0:
+        raise ValueError(f"tolerance must be positive, got {tolerance!r}")
+    tree = tree_of(game)
+    branch = _Branch(tree)
+    # Compile (or load) the kernels before the clock starts.
+    warm = branch.evaluate(np.zeros(branch.num_variables))
+    branch.jacobian(0.0, warm)
+    start_time = time.perf_counter()
+    result = QREResult(game=tree.game.name, points=[], seconds=0.0, steps=0)
+    lam = 0.0
+    variables = np.zeros(branch.num_variables)
+    step = first_step
+    corrector_tolerance = min(CORRECTOR_TOLERANCE, tolerance)
+    evaluation = warm
+    identity = np.eye(branch.num_variables)
+    factors: tuple[np.ndarray, np.ndarray] | None = None
+    for target in targets:
+        while lam < target:
+            if result.steps + result.rejected_steps >= max_steps:
+                raise QREError(f"path tracing gave up after {max_steps} steps at λ = {lam:.6g}")
+            if step < 1e-12 * (1.0 + lam):
+                raise QREError(
+                    f"path tracing stalled at λ = {lam:.6g} (step {step:.3g}); the branch may turn back here"
+                )
+            next_lam = min(lam + step, target)
+            fresh = factors is None
+            if factors is None:
+                # H_z(z, λ') = I − λ'·∂(V − V_ref)/∂z. Its LU (the costly part) is reused for
+                # the tangent and every corrector iteration of this and later steps -- a chord
+                # method -- until the corrector slows down.
+                sensitivity = identity - branch.jacobian(1.0, evaluation)
+                factors = lu_factor(identity - next_lam * sensitivity, check_finite=False)
+                result.factorisations += 1
+            tangent = lu_solve(factors, branch.advantages(evaluation[4]), check_finite=False)
+            corrected = _correct(branch, next_lam, variables + (next_lam - lam) * tangent, factors,
+                                 max(PATH_TOLERANCE, corrector_tolerance))  # fmt: skip
+            if corrected is None:
+                factors = None
+                if fresh:
+                    result.rejected_steps += 1
+                    step /= 2.0
+                continue
+            variables, evaluation, iterations = corrected
+            result.newton_iterations += iterations
+            result.steps += 1
+            lam = next_lam
+            # Corrector iterations are cheap (one tree pass and one triangular solve each);
+            # a new Jacobian and LU are not, so steps grow while the chord still contracts fast.
+            if iterations <= 5:
+                step *= 2.0
+            elif iterations >= 8:
+                factors = None
+                if iterations >= 12:
+                    step /= 2.0
+        # Polish the point: Newton with a fresh Jacobian, then chord iterations (iterative
+        # refinement: at large λ the Jacobian is ill-conditioned, so one solve is not enough).
+        for _ in range(4):
+            residual = branch.residual(target, evaluation)
+            if residual <= corrector_tolerance:
+                break
+            factors = lu_factor(branch.jacobian(target, evaluation), check_finite=False)
+            result.factorisations += 1
+            stalled = 0
+            for _ in range(30):
+                h = variables - target * branch.advantages(evaluation[4])
+                candidate = variables - lu_solve(factors, h, check_finite=False)
+                candidate_evaluation = branch.evaluate(candidate)
+                candidate_residual = branch.residual(target, candidate_evaluation)
+                if not math.isfinite(candidate_residual) or candidate_residual > 10.0 * residual:
+                    break
+                variables, evaluation = candidate, candidate_evaluation
+                stalled = stalled + 1 if candidate_residual >= residual else 0
+                residual = min(residual, candidate_residual)
+                if residual <= corrector_tolerance or stalled >= 3:
+                    break
+        point = _point(branch, target, variables)
+        if not point.residual <= tolerance:
+            raise QREError(
+                f"logit QRE residual {point.residual:.3g} at λ = {target:g} is above {tolerance:g}"
+            )
+        result.points.append(point)
+    result.seconds = time.perf_counter() - start_time
+    return result
+
+
+def _correct(
+    branch: _Branch, lam: float, variables: np.ndarray, factors: tuple[np.ndarray, np.ndarray],
+    goal: float, max_iterations: int = 20,
+) -> tuple[np.ndarray, tuple[np.ndarray, ...], int] | None:  # fmt: skip
+    """Chord-Newton on H(·, λ) from ``variables`` until the residual is below ``goal``.
+
+    ``factors`` is the LU factorisation of an approximate H_z. Returns the
+    point, its evaluation and the number of iterations; None when the
+    iteration does not contract, or when a first correction larger than 1 in
+    log-odds says the prediction was too far off to be sure of staying on the
+    branch. Once the residual stops falling (rounding) the last point is
+    returned as it is; the caller checks it.
+    """
+    evaluation = branch.evaluate(variables)
+    residual = branch.residual(lam, evaluation)
+    if residual <= goal:
+        return variables, evaluation, 0
+    previous_step = math.inf
+    for iteration in range(1, max_iterations + 1):
+        h = variables - lam * branch.advantages(evaluation[4])
+        delta = lu_solve(factors, h, check_finite=False)
+        size = float(np.max(np.abs(delta))) if delta.size else 0.0
+        if not math.isfinite(size) or size > 0.8 * previous_step or (iteration == 1 and size > 1.0):
+            return None
+        previous_step = size
+        variables = variables - delta
+        evaluation = branch.evaluate(variables)
+        new_residual = branch.residual(lam, evaluation)
+        if new_residual <= goal or (new_residual >= residual and residual < 1e-9):
+            return variables, evaluation, iteration
+        residual = new_residual
+    return None
+
+
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "QREError",
+    "QREPoint",
+    "QREResult",
+    "conditional_action_values",
+    "logit_residual",
+    "trace_logit_qre",
+]

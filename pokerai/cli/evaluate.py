@@ -12,7 +12,6 @@ beyond registering it.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -22,6 +21,7 @@ from typing import Any, NoReturn
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
+from pokerai.cli.output import emit, progress_bar
 from pokerai.eval.duplicate import DuplicateResult, duplicate_match
 from pokerai.eval.lbr import STREET_NAMES, LBRConfig, LBRResult, lbr_match
 
@@ -184,25 +184,6 @@ def _lbr_config(args: argparse.Namespace) -> LBRConfig:
     )
 
 
-class _Progress:
-    """A tqdm bar on stderr, shown only when stderr is a terminal."""
-
-    def __init__(self, total: int, unit: str) -> None:
-        from tqdm import tqdm
-
-        self._bar = tqdm(total=total, unit=unit, file=sys.stderr, leave=False, dynamic_ncols=True)
-
-    def update_to(self, done: int) -> None:
-        self._bar.update(done - self._bar.n)
-
-    def close(self) -> None:
-        self._bar.close()
-
-
-def _progress(total: int, unit: str) -> _Progress | None:
-    return _Progress(total, unit) if sys.stderr.isatty() else None
-
-
 def _validate(args: argparse.Namespace) -> None:
     lbr_only = [
         ("--hands", args.hands is not None),
@@ -243,7 +224,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
-    progress = _progress(args.pairs, "pair")
+    progress = progress_bar(args.pairs, "pair")
     try:
         result = duplicate_match(
             agent_a,
@@ -261,11 +242,7 @@ def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> 
     finally:
         if progress:
             progress.close()
-    if args.json:
-        json.dump(result.to_json(), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        print(format_duplicate(result, log=args.log))
+    emit(result.to_json(), format_duplicate(result, log=args.log), args.json)
     return 0
 
 
@@ -274,7 +251,7 @@ def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
         lbr_config = _lbr_config(args)
     except ValueError as error:
         raise EvalUsageError(str(error)) from None
-    progress = _progress(args.hands, "hand")
+    progress = progress_bar(args.hands, "hand")
     try:
         result = lbr_match(
             target,
@@ -292,11 +269,7 @@ def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
     finally:
         if progress:
             progress.close()
-    if args.json:
-        json.dump(result.to_json(), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        print(format_lbr(result))
+    emit(result.to_json(), format_lbr(result), args.json)
     return 0
 
 

@@ -7,7 +7,6 @@ traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -15,6 +14,7 @@ from typing import Any, NoReturn
 
 from pokerai import __version__
 from pokerai.cli.evaluate import register as register_eval
+from pokerai.cli.output import emit, progress_bar
 from pokerai.engine.equity import describe, equity
 from pokerai.games import GAME_NAMES, make_game
 from pokerai.solvers.qre import QREError, QREResult, trace_logit_qre
@@ -174,11 +174,7 @@ def _run_qre(args: argparse.Namespace) -> int:
     except QREError as error:
         print(f"pokerai qre: error: {error}", file=sys.stderr)
         return 1
-    if args.json:
-        json.dump(result.to_json(), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        print(format_qre(result))
+    emit(result.to_json(), format_qre(result), args.json)
     return 0
 
 
@@ -214,11 +210,7 @@ def _run_equity(args: argparse.Namespace) -> int:
         result = equity(args.hand_a, args.hand_b, args.board, samples=args.samples, seed=args.seed)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if args.json:
-        json.dump(result.to_json(), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        print(describe(result))
+    emit(result.to_json(), describe(result), args.json)
     return 0
 
 
@@ -239,7 +231,7 @@ def _run_solve(args: argparse.Namespace) -> int:
         game = make_game(args.game, bet_size=args.bet_size)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    progress = _progress_bar(args.iterations)
+    progress = progress_bar(args.iterations)
     try:
         result = solve(
             game,
@@ -253,31 +245,8 @@ def _run_solve(args: argparse.Namespace) -> int:
     finally:
         if progress:
             progress.close()
-    if args.json:
-        json.dump(result.to_json(), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        print(format_result(result))
+    emit(result.to_json(), format_result(result), args.json)
     return 0
-
-
-class _Progress:
-    """A tqdm bar on stderr, shown only when stderr is a terminal."""
-
-    def __init__(self, total: int) -> None:
-        from tqdm import tqdm
-
-        self._bar = tqdm(total=total, unit="it", file=sys.stderr, leave=False, dynamic_ncols=True)
-
-    def update_to(self, done: int) -> None:
-        self._bar.update(done - self._bar.n)
-
-    def close(self) -> None:
-        self._bar.close()
-
-
-def _progress_bar(total: int) -> _Progress | None:
-    return _Progress(total) if sys.stderr.isatty() else None
 
 
 def format_result(result: SolveResult) -> str:

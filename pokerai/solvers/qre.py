@@ -57,7 +57,7 @@ from numba import njit
 from scipy.linalg import lu_factor, lu_solve
 
 from pokerai.games.protocol import Game
-from pokerai.solvers.best_response import best_response, expected_values, tree_of
+from pokerai.solvers.best_response import best_response, expected_values, node_value, tree_of
 from pokerai.solvers.policy import TabularPolicy
 from pokerai.solvers.tree import CHANCE_NODE, DECISION_NODE, TERMINAL_NODE, GameTree
 
@@ -122,15 +122,9 @@ def _evaluate(z, kind, player, infoset, first_child, num_children, action, chanc
     for node in range(num_nodes - 1, -1, -1):
         if kind[node] == TERMINAL_NODE:
             values[node] = utility[node]
-            continue
-        total = 0.0
-        start = first_child[node]
-        for child in range(start, start + num_children[node]):
-            if kind[node] == CHANCE_NODE:
-                total += chance_probability[child] * values[child]
-            else:
-                total += probabilities[infoset[node], action[child]] * values[child]
-        values[node] = total
+        else:
+            values[node] = node_value(node, kind, infoset, first_child, num_children, action,
+                                      chance_probability, probabilities, values)  # fmt: skip
     # Beliefs: π₋ᵢ(h) normalised within each information set, from log reaches.
     top_weight = np.full(num_infosets, -np.inf)
     count = np.zeros(num_infosets)

@@ -32,12 +32,17 @@ Newton converges; otherwise it is halved. Every returned point carries its
 residual ‖P − logit(λ·V(P))‖∞, and ``trace_logit_qre`` raises ``QREError``
 if any residual is above the tolerance or the path stalls.
 
-Limits. At large λ the branch becomes ill-conditioned: beliefs at information
-sets off the equilibrium path are ratios of probabilities like e^{−λ·gap},
-whose log reaches carry rounding of ~1e-16·|log reach|. On Leduc at λ = 10⁴
-this puts a floor of about 3e-8 under the residual (1e-9 holds through λ =
-1000); the tracer then raises rather than return the point, unless the caller
-passes a looser ``tolerance``. Kuhn and AKQ reach 1e-12 at λ = 10⁴.
+Precision. At large λ the branch becomes ill-conditioned: beliefs at
+information sets off the equilibrium path are ratios of probabilities like
+e^{−λ·gap}, whose float64 log reaches carry rounding of ~1e-16·|log reach|.
+On Leduc at λ = 10⁴ that alone puts a floor of about 3e-8 under the residual.
+So a returned point that float64 Newton cannot bring below 1e-11 is polished
+with H evaluated in 80-bit extended precision (``_ExtendedTree``, numpy
+``longdouble``): chord-Newton with the float64 Jacobian's LU, variables and H
+in extended precision. The reported residual is the extended-precision one;
+Leduc then reaches about 6e-12 at λ = 10⁴. On a platform whose ``longdouble``
+is plain float64 the polish gains nothing, and the tracer raises rather than
+return a point above ``tolerance``.
 
 Thermodynamics (REFERENCE.md): per information set, entropy S = −Σ P ln P,
 internal energy E = −Σ P·V with the conditional values V above, and free
@@ -49,7 +54,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -320,6 +325,89 @@ class QREResult:
         }
 
 
+EXTENDED = np.longdouble
+"""80-bit extended precision where the platform has it (x86-64 Linux): used only to polish points."""
+
+
+class _ExtendedTree:
+    """Level-by-level numpy arrays of a tree, for evaluating H in extended precision.
+
+    At large λ off-path beliefs are ratios of reaches like e^(−10⁵); in float64
+    the log reaches carry absolute errors of ~1e-11, which λ turns into ~1e-7 of
+    noise in H. Redoing the evaluation in extended precision (eps 1e-19) lets
+    Newton polish a returned point below the tolerance.
+    """
+
+    def __init__(self, tree: GameTree) -> None:
+        self.tree = tree
+        nodes = np.arange(1, tree.num_nodes)
+        parents = tree.parent[nodes]
+        self.levels = [nodes[tree.depth[nodes] == d] for d in range(1, int(tree.depth.max()) + 1)]
+        self.parent = tree.parent
+        chance_child = tree.kind[np.maximum(tree.parent, 0)] == CHANCE_NODE
+        chance_child[0] = False
+        self.chance_child = chance_child
+        with np.errstate(divide="ignore"):
+            self.log_chance = np.log(tree.chance_probability.astype(EXTENDED))
+        self.decision = np.flatnonzero(tree.kind == DECISION_NODE)
+        self.decision_parent_child = nodes[tree.kind[parents] == DECISION_NODE]
+
+    def evaluate(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Extended-precision (probabilities, conditional action values) at log-odds table ``z``."""
+        tree = self.tree
+        legal = tree.legal_mask
+        shifted = np.where(legal, z, -np.inf)
+        shifted = shifted - shifted.max(axis=1, keepdims=True)
+        weights = np.where(legal, np.exp(shifted), 0)
+        totals = weights.sum(axis=1, keepdims=True)
+        probabilities = weights / totals
+        log_probabilities = np.where(legal, shifted - np.log(totals), -np.inf)
+        log_reach = np.zeros((2, tree.num_nodes), dtype=EXTENDED)
+        for level in self.levels:
+            parent = self.parent[level]
+            log_reach[:, level] = log_reach[:, parent]
+            from_chance = self.chance_child[level]
+            chance_nodes = level[from_chance]
+            log_reach[:, chance_nodes] += self.log_chance[chance_nodes]
+            decided = level[~from_chance]
+            mover = tree.player[self.parent[decided]]
+            log_reach[mover, decided] += log_probabilities[
+                tree.infoset[self.parent[decided]], tree.action[decided]
+            ]
+        values = np.where(tree.kind == TERMINAL_NODE, tree.utility.astype(EXTENDED), 0)
+        for level in reversed(self.levels):
+            parent = self.parent[level]
+            from_chance = self.chance_child[level]
+            strategy_index = (
+                np.where(from_chance, 0, tree.infoset[parent]),
+                np.where(from_chance, 0, tree.action[level]),
+            )
+            weight = np.where(
+                from_chance, tree.chance_probability[level].astype(EXTENDED), probabilities[strategy_index]
+            )
+            np.add.at(values, parent, weight * values[level])
+        decision = self.decision
+        info = tree.infoset[decision]
+        opponent_log_reach = log_reach[1 - tree.player[decision], decision]
+        top = np.full(tree.num_infosets, -np.inf, dtype=EXTENDED)
+        np.maximum.at(top, info, opponent_log_reach)
+        beliefs = np.exp(opponent_log_reach - top[info])
+        totals_by_info = np.zeros(tree.num_infosets, dtype=EXTENDED)
+        np.add.at(totals_by_info, info, beliefs)
+        belief_of_node = np.zeros(tree.num_nodes, dtype=EXTENDED)
+        belief_of_node[decision] = beliefs / totals_by_info[info]
+        children = self.decision_parent_child
+        parent = self.parent[children]
+        sign = np.where(tree.player[parent] == 0, 1, -1).astype(EXTENDED)
+        action_values = np.zeros(legal.shape, dtype=EXTENDED)
+        np.add.at(
+            action_values,
+            (tree.infoset[parent], tree.action[children]),
+            belief_of_node[parent] * sign * values[children],
+        )
+        return probabilities, action_values
+
+
 class _Branch:
     """The compiled tree, the variable layout and the H / Jacobian evaluations."""
 
@@ -520,6 +608,8 @@ def trace_logit_qre(
                 if residual <= corrector_tolerance or stalled >= 3:
                     break
         point = _point(branch, target, variables)
+        if point.residual > corrector_tolerance:
+            point = _polish_extended(branch, target, variables, point, corrector_tolerance)
         if not point.residual <= tolerance:
             raise QREError(
                 f"logit QRE residual {point.residual:.3g} at λ = {target:g} is above {tolerance:g}"
@@ -527,6 +617,49 @@ def trace_logit_qre(
         result.points.append(point)
     result.seconds = time.perf_counter() - start_time
     return result
+
+
+def _polish_extended(branch: _Branch, lam: float, variables: np.ndarray, point: QREPoint,
+                     goal: float) -> QREPoint:  # fmt: skip
+    """Chord-Newton on H evaluated in extended precision, from a float64 point.
+
+    The float64 Jacobian's LU gives the corrections; the variables and H are
+    kept in extended precision. Returns ``point`` with the extended-precision
+    residual (and policy) when that is smaller, ``point`` unchanged otherwise.
+    """
+    extended = _ExtendedTree(branch.tree)
+    legal = branch.tree.legal_mask
+    factors = lu_factor(branch.jacobian(lam, branch.evaluate(variables)), check_finite=False)
+    z = variables.astype(EXTENDED)
+
+    def residual_of(z: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        table = np.zeros(legal.shape, dtype=EXTENDED)
+        table[branch.variable_infoset, branch.variable_action] = z
+        probabilities, action_values = extended.evaluate(table)
+        scaled = np.where(legal, lam * action_values, -np.inf)
+        scaled = scaled - scaled.max(axis=1, keepdims=True)
+        weights = np.where(legal, np.exp(scaled), 0)
+        response = weights / weights.sum(axis=1, keepdims=True)
+        return float(np.max(np.abs(probabilities - response))), probabilities, action_values
+
+    best, _, action_values = residual_of(z)
+    best_z = z
+    for _ in range(40):
+        reference = action_values[branch.variable_infoset, branch.reference_action[branch.variable_infoset]]
+        advantages = action_values[branch.variable_infoset, branch.variable_action] - reference
+        h = z - lam * advantages
+        z = z - lu_solve(factors, h.astype(np.float64), check_finite=False).astype(EXTENDED)
+        residual, _, action_values = residual_of(z)
+        if not math.isfinite(residual):
+            break
+        if residual < best:
+            best, best_z = residual, z
+        if best <= goal:
+            break
+    if best >= point.residual:
+        return point
+    polished = _point(branch, lam, best_z.astype(np.float64))
+    return replace(polished, residual=best)
 
 
 def _correct(

@@ -240,19 +240,37 @@ def test_leduc_short_trace() -> None:
 
 @pytest.mark.slow
 def test_leduc_traced_to_ten_thousand() -> None:
-    """About 40 s. Through λ = 1000 the residual meets the default 1e-9; at λ = 10⁴ it cannot.
+    """About 45 s: every returned point meets the default residual tolerance 1e-9.
 
     Off the equilibrium path, Leduc's beliefs at λ = 10⁴ are ratios of
-    probabilities like e^{−2·10⁴}; their log reaches are rounded to ~4e-12,
-    which λ turns into ~1e-7 of noise in H and ~3e-8 in the residual. With the
-    default tolerance the tracer raises there (it must not stop short quietly).
+    probabilities like e^{−2·10⁴}; in float64 their log reaches are rounded to
+    ~1e-11, which λ turns into ~3e-8 in the residual. Points the float64
+    Newton cannot bring below 1e-11 are polished with H evaluated in extended
+    precision (``_ExtendedTree``).
     """
-    result = trace_logit_qre(LeducPoker(), LAMBDAS, tolerance=1e-7)
+    result = trace_logit_qre(LeducPoker(), LAMBDAS)
     residuals = [p.residual for p in result.points]
-    assert all(r < 1e-9 for r in residuals[:-1]), residuals
-    assert residuals[-1] < 1e-7
+    assert [p.rationality for p in result.points] == sorted(LAMBDAS)
+    assert all(r < 1e-9 for r in residuals), residuals
+    assert result.points[-1].rationality == 1e4
     assert result.points[-1].exploitability < 1e-3
     assert result.points[-1].player_values[0] == pytest.approx(-0.0856, abs=5e-3)
+
+
+def test_extended_precision_evaluation_matches_float64() -> None:
+    """The extended-precision H agrees with the compiled float64 one where float64 is accurate."""
+    from pokerai.solvers.qre import EXTENDED, _Branch, _ExtendedTree
+
+    tree = tree_of(LeducPoker())
+    branch = _Branch(tree)
+    rng = np.random.default_rng(3)
+    variables = rng.normal(scale=2.0, size=branch.num_variables)
+    probabilities, _, _, _, action_values = branch.evaluate(variables)
+    table = np.zeros(tree.legal_mask.shape, dtype=EXTENDED)
+    table[branch.variable_infoset, branch.variable_action] = variables
+    extended_probabilities, extended_values = _ExtendedTree(tree).evaluate(table)
+    np.testing.assert_allclose(extended_probabilities.astype(float), probabilities, atol=1e-14)
+    np.testing.assert_allclose(extended_values.astype(float), action_values, atol=1e-12)
 
 
 def test_bad_input_and_unreachable_tolerance_fail_loudly() -> None:

@@ -272,8 +272,30 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
 # ---------------------------------------------------------------------- the match
 
 
+class ScoredMatch:
+    """Read-outs shared by match results; subclasses give ``estimate`` (mbb/hand with its CI)."""
+
+    @property
+    def estimate(self) -> Estimate:
+        raise NotImplementedError
+
+    @property
+    def mbb_per_hand(self) -> float:
+        return self.estimate.mean
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        estimate = self.estimate
+        return (estimate.low, estimate.high)
+
+    @staticmethod
+    def rate(hands: int, seconds: float) -> float:
+        """Hands per second (infinite for a run too short to time)."""
+        return hands / seconds if seconds > 0 else math.inf
+
+
 @dataclass(frozen=True)
-class DuplicateResult:
+class DuplicateResult(ScoredMatch):
     """The outcome of a duplicate match, from agent A's side.
 
     ``a_results`` is int64 ``[pairs, hands per pair]``: A's chips won in each hand of
@@ -312,17 +334,8 @@ class DuplicateResult:
         return mean_ci95(self.a_results.reshape(-1), self._scale)
 
     @property
-    def mbb_per_hand(self) -> float:
-        return self.estimate.mean
-
-    @property
-    def ci95(self) -> tuple[float, float]:
-        estimate = self.estimate
-        return (estimate.low, estimate.high)
-
-    @property
     def hands_per_second(self) -> float:
-        return self.hands / self.seconds if self.seconds > 0 else math.inf
+        return self.rate(self.hands, self.seconds)
 
     def to_json(self) -> dict[str, Any]:
         plain = self.plain_estimate
@@ -402,6 +415,7 @@ __all__ = [
     "Z95",
     "DuplicateResult",
     "Estimate",
+    "ScoredMatch",
     "check_conservation",
     "duplicate_match",
     "mean_ci95",

@@ -61,6 +61,7 @@ from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 from pokerai.eval.duplicate import (
     Estimate,
+    ScoredMatch,
     check_conservation,
     json_number,
     mean_ci95,
@@ -318,7 +319,7 @@ class LocalBestResponse(Agent):
 
 
 @dataclass(frozen=True)
-class LBRResult:
+class LBRResult(ScoredMatch):
     """LBR's winnings against ``target``: ``exploiter_results`` int64 [hands], chips per hand."""
 
     target: str
@@ -335,17 +336,8 @@ class LBRResult:
         return mean_ci95(self.exploiter_results, 1000.0 / self.big_blind)
 
     @property
-    def mbb_per_hand(self) -> float:
-        return self.estimate.mean
-
-    @property
-    def ci95(self) -> tuple[float, float]:
-        estimate = self.estimate
-        return (estimate.low, estimate.high)
-
-    @property
     def hands_per_second(self) -> float:
-        return self.hands / self.seconds if self.seconds > 0 else math.inf
+        return self.rate(self.hands, self.seconds)
 
     def to_json(self) -> dict[str, Any]:
         return {

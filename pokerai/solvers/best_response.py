@@ -53,7 +53,7 @@ def node_value(node, kind, infoset, first_child, num_children, action, chance_pr
 
 
 @njit(cache=True)
-def _expected_value(kind, player, infoset, first_child, num_children, action,
+def expected_node_values(kind, player, infoset, first_child, num_children, action,
                     chance_probability, utility, strategy):  # fmt: skip
     """Player 0's expected return at every node when both players follow ``strategy``."""
     num_nodes = kind.shape[0]
@@ -161,7 +161,7 @@ def _tree_arrays(tree: GameTree) -> tuple[np.ndarray, ...]:
 
 def expected_values(policy: TabularPolicy) -> tuple[float, float]:
     """Each player's expected return when both play ``policy``."""
-    value = float(_expected_value(*_tree_arrays(policy.tree), policy.probabilities)[0])
+    value = float(expected_node_values(*_tree_arrays(policy.tree), policy.probabilities)[0])
     return value, -value
 
 

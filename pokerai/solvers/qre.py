@@ -62,7 +62,7 @@ from numba import njit
 from scipy.linalg import lu_factor, lu_solve
 
 from pokerai.games.protocol import Game
-from pokerai.solvers.best_response import best_response, expected_values, node_value, tree_of
+from pokerai.solvers.best_response import best_response, expected_node_values, expected_values, tree_of
 from pokerai.solvers.policy import TabularPolicy
 from pokerai.solvers.tree import CHANCE_NODE, DECISION_NODE, TERMINAL_NODE, GameTree
 
@@ -123,13 +123,8 @@ def _evaluate(z, kind, player, infoset, first_child, num_children, action, chanc
                 log_reach[1, child] += step
             else:
                 log_reach[player[node], child] += log_probabilities[infoset[node], action[child]]
-    values = np.zeros(num_nodes)
-    for node in range(num_nodes - 1, -1, -1):
-        if kind[node] == TERMINAL_NODE:
-            values[node] = utility[node]
-        else:
-            values[node] = node_value(node, kind, infoset, first_child, num_children, action,
-                                      chance_probability, probabilities, values)  # fmt: skip
+    values = expected_node_values(kind, player, infoset, first_child, num_children, action,
+                             chance_probability, utility, probabilities)  # fmt: skip
     # Beliefs: π₋ᵢ(h) normalised within each information set, from log reaches.
     top_weight = np.full(num_infosets, -np.inf)
     count = np.zeros(num_infosets)

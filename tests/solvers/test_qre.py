@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
-from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +11,7 @@ from pokerai.games import AKQGame, Game, KuhnPoker, LeducPoker
 from pokerai.games.akq import nash_equilibrium
 from pokerai.games.protocol import State
 from pokerai.solvers import TabularPolicy, exploitability, tree_of
+from pokerai.solvers.gambit import to_gambit
 from pokerai.solvers.qre import (
     QREError,
     QREPoint,
@@ -281,47 +280,6 @@ def test_bad_input_and_unreachable_tolerance_fail_loudly() -> None:
 
 
 # ---- Gambit (optional peer) -------------------------------------------------------------------
-
-
-def to_gambit(game: Game) -> tuple[Any, list[tuple[str, str]]]:
-    """The game as a pygambit extensive form, and its flat (infoset key, action name) order."""
-    gbt = pytest.importorskip("pygambit")
-
-    def rational(x: float) -> Any:
-        f = Fraction(x).limit_denominator(10**6)
-        return gbt.Rational(f.numerator, f.denominator)
-
-    gambit = gbt.Game.new_tree(players=["0", "1"], title=game.name)
-    infosets: dict[str, Any] = {}
-
-    def build(state: State, node: Any) -> None:
-        if state.is_terminal():
-            returns = state.returns()
-            outcome = gambit.add_outcome(f"o{len(gambit.outcomes)}", [rational(r) for r in returns])
-            gambit.set_outcome(node, outcome)
-            return
-        if state.is_chance():
-            outcomes = list(state.chance_outcomes())
-            gambit.append_move(node, gambit.players.chance, [state.action_name(o) for o, _ in outcomes])
-            gambit.set_chance_probs(node.infoset, [rational(p) for _, p in outcomes])
-            for (o, _), child in zip(outcomes, node.children, strict=True):
-                build(state.child(o), child)
-            return
-        player = state.current_player()
-        key = state.information_state_key(player)
-        actions = list(state.legal_actions())
-        if key in infosets:
-            gambit.append_infoset(node, infosets[key])
-        else:
-            gambit.append_move(node, gambit.players[str(player)], [state.action_name(a) for a in actions])
-            infosets[key] = node.infoset
-            node.infoset.label = key
-        for a, child in zip(actions, node.children, strict=True):
-            build(state.child(a), child)
-
-    build(game.initial_state(), gambit.root)
-    order = [(i.label, a.label) for p in gambit.players for i in p.infosets for a in i.actions]
-    return gambit, order
 
 
 @pytest.mark.parametrize("game", [KuhnPoker(), AKQGame(2.0)], ids=["kuhn", "akq"])

@@ -1,0 +1,389 @@
+"""Card abstraction: per-street bucket tables, how they are built, saved, loaded and looked up.
+
+The scheme (REFERENCE.md, seed 001):
+
+* **preflop**: the 169 classes in ``num_buckets`` equal-mass bins of their exact equity
+  against a random hand (mass = the class's 4, 6 or 12 hole combos); bucket 0 is weakest.
+* **flop, turn**: each canonical hand's equity histogram over the run-outs to the river
+  (:mod:`pokerai.abstraction.histograms`), clustered by weighted k-medians under Earth
+  Mover's Distance (:mod:`pokerai.abstraction.clustering`) with k-means++ seeding and
+  restarts. The centroids are fitted on ``fit_samples`` uniformly dealt hands (weighted by
+  how often each canonical hand was dealt); then *every* canonical hand is assigned to its
+  nearest centroid. Clusters are numbered by their centroid's mean equity.
+* **river**: ``num_buckets`` equal-mass bins of exact river hand strength over all
+  2,809,475,760 (hole, board) deals; bucket 0 is weakest.
+
+The result is one flat uint8 table per street indexed by the street's suit-isomorphic index
+(:mod:`pokerai.abstraction.isomorphism`), so a lookup is an index computation and a gather:
+deterministic, vectorised, never a fresh Monte Carlo run.
+
+The artifact is one ``.npz`` file holding the four tables, the flop/turn centroids and a
+JSON metadata record (format name and version, config, seed, per-table SHA-256, bucket
+counts, build times). :meth:`CardAbstraction.load` checks all of it and refuses a
+truncated, corrupt or mismatching file with an :class:`AbstractionError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.abstraction.clustering import assign, fit_emd_clusters, histogram_cdfs, percentile_buckets
+from pokerai.abstraction.histograms import STRENGTH_SCALE, equity_histograms, river_strength
+from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, street_indexer
+from pokerai.config import config_to_dict, load_config
+
+FORMAT_NAME = "pokerai-card-abstraction"
+FORMAT_VERSION = 1
+_ASSIGN_CHUNK = 1 << 18
+
+Progress = Callable[[str, int, int], None]
+"""``progress(phase, done, total)``: called as a build advances through its phases."""
+
+
+class AbstractionError(ValueError):
+    """A card-abstraction file that cannot be used; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class PercentileStreet:
+    """A street bucketed by equal-mass bins of a scalar strength (preflop equity, river strength)."""
+
+    buckets: int = field(default=8, metadata={"min": 1, "max": 169, "help": "number of buckets"})
+
+
+@dataclass(frozen=True)
+class ClusteredStreet:
+    """A street bucketed by EMD k-medians on equity histograms (flop, turn)."""
+
+    buckets: int = field(default=12, metadata={"min": 1, "max": 255, "help": "number of clusters"})
+    bins: int = field(default=50, metadata={"min": 2, "max": 1000, "help": "histogram bins on [0, 1]"})
+    runouts: int = field(
+        default=0, metadata={"min": 0, "help": "run-outs per histogram; 0 enumerates all of them"}
+    )
+    fit_samples: int = field(
+        default=200_000, metadata={"min": 1, "help": "uniformly dealt hands the centroids are fitted on"}
+    )
+    restarts: int = field(default=4, metadata={"min": 1, "help": "k-means++ restarts; the best one is kept"})
+    max_iterations: int = field(default=50, metadata={"min": 1, "help": "k-medians iterations per restart"})
+
+    def __post_init__(self) -> None:
+        if self.fit_samples < self.buckets:
+            raise ValueError(f"fit_samples {self.fit_samples} is below the number of buckets {self.buckets}")
+
+
+@dataclass(frozen=True)
+class AbstractionConfig:
+    """What ``pokerai abstraction build`` builds (``configs/abstraction_*.yaml``)."""
+
+    name: str = "default"
+    seed: int = field(default=0, metadata={"min": 0, "help": "seeds sampling and clustering"})
+    preflop: PercentileStreet = PercentileStreet(8)
+    flop: ClusteredStreet = ClusteredStreet()
+    turn: ClusteredStreet = ClusteredStreet()
+    river: PercentileStreet = PercentileStreet(8)
+
+    def street(self, street: int) -> PercentileStreet | ClusteredStreet:
+        return (self.preflop, self.flop, self.turn, self.river)[street]
+
+
+def load_abstraction_config(source: str | os.PathLike[str] | dict[str, Any]) -> AbstractionConfig:
+    """Load and check an abstraction config (YAML path or mapping); bad keys raise ``ConfigError``."""
+    return load_config(source, AbstractionConfig)
+
+
+def _sha256(array: npt.NDArray[Any]) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+
+
+class CardAbstraction:
+    """Bucket tables for the four streets, with their metadata.
+
+    ``tables[street]`` is uint8 [street_indexer(street).size]; ``centroids`` maps "flop" and
+    "turn" to the fitted CDFs (float32 [buckets, bins]).
+    """
+
+    def __init__(
+        self,
+        tables: tuple[npt.NDArray[np.uint8], ...],
+        metadata: dict[str, Any],
+        centroids: dict[str, npt.NDArray[np.float32]],
+    ) -> None:
+        self.tables = tables
+        self.metadata = metadata
+        self.centroids = centroids
+        self.config = load_abstraction_config(metadata["config"])
+
+    def num_buckets(self, street: int) -> int:
+        return self.config.street(_check_street(street)).buckets
+
+    # ------------------------------------------------------------------ lookups
+
+    def bucket_of_index(self, street: int, indices: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+        """Buckets of canonical indices of a street (no card checks; indices must be in range)."""
+        return self.tables[_check_street(street)][np.asarray(indices, dtype=np.int64)]
+
+    def bucket(self, street: int, hole: npt.ArrayLike, board: npt.ArrayLike = ()) -> Any:
+        """The bucket of hole cards with a board: one hand (ints in, int out) or many.
+
+        ``hole``: card ids [2] or [N, 2]; ``board``: [b] or [N, b] with b = 0, 3, 4, 5 matching
+        ``street``. Returns an ``int`` for one hand, uint8 [N] for many.
+        """
+        street = _check_street(street)
+        hole_array = np.asarray(hole)
+        board_array = np.asarray(board)
+        single = hole_array.ndim == 1
+        if single:
+            hole_array = hole_array[None, :]
+            board_array = board_array.reshape(1, -1)
+        if hole_array.ndim != 2 or hole_array.shape[1] != 2:
+            raise ValueError(f"hole cards must be pairs of card ids, got shape {np.shape(hole)}")
+        if board_array.ndim == 1 and board_array.size == 0:
+            board_array = np.zeros((hole_array.shape[0], 0), dtype=np.int64)
+        if board_array.ndim != 2 or board_array.shape[0] != hole_array.shape[0]:
+            raise ValueError(f"board shape {np.shape(board)} does not match hole cards {np.shape(hole)}")
+        if board_array.shape[1] != BOARD_SIZES[street]:
+            raise ValueError(
+                f"the {STREETS[street]} has {BOARD_SIZES[street]} board cards, got {board_array.shape[1]}"
+            )
+        cards = np.concatenate([hole_array, board_array], axis=1) if board_array.shape[1] else hole_array
+        indices = street_indexer(street).index(cards)
+        buckets = self.tables[street][indices]
+        return int(buckets[0]) if single else buckets
+
+    # ------------------------------------------------------------------ persistence
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the artifact atomically (temporary file in the same folder, then rename)."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, Any] = {f"table_{name}": table for name, table in zip(STREETS, self.tables, strict=True)}
+        arrays.update({f"centroids_{name}": value for name, value in self.centroids.items()})
+        arrays["metadata"] = np.array(json.dumps(self.metadata, sort_keys=True))
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                np.savez(stream, **arrays)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return target
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, verify: bool = True) -> CardAbstraction:
+        """Load an artifact, checking format, version, table sizes and (``verify``) checksums."""
+        source = Path(path)
+        if not source.is_file():
+            raise AbstractionError(f"{source}: no such abstraction file")
+        try:
+            with np.load(source, allow_pickle=False) as archive:
+                names = set(archive.files)
+                expected = {"metadata", *(f"table_{name}" for name in STREETS)}
+                if not expected <= names:
+                    missing = sorted(expected - names)
+                    raise AbstractionError(f"{source}: not a card abstraction file (missing {', '.join(missing)})")
+                metadata = json.loads(str(archive["metadata"]))
+                tables = tuple(np.asarray(archive[f"table_{name}"]) for name in STREETS)
+                centroids = {
+                    name: np.asarray(archive[f"centroids_{name}"])
+                    for name in ("flop", "turn")
+                    if f"centroids_{name}" in names
+                }
+        except AbstractionError:
+            raise
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, json.JSONDecodeError) as error:
+            raise AbstractionError(
+                f"{source}: the file is corrupt or truncated and cannot be read ({type(error).__name__}: {error})"
+            ) from None
+        if not isinstance(metadata, dict) or metadata.get("format") != FORMAT_NAME:
+            raise AbstractionError(f"{source}: not a pokerai card abstraction file")
+        if metadata.get("format_version") != FORMAT_VERSION:
+            raise AbstractionError(
+                f"{source}: format version {metadata.get('format_version')!r} is not supported "
+                f"(this pokerai reads version {FORMAT_VERSION}); rebuild it with `pokerai abstraction build`"
+            )
+        try:
+            config = load_abstraction_config(metadata["config"])
+        except (ValueError, KeyError) as error:
+            raise AbstractionError(f"{source}: the stored config is invalid ({error})") from None
+        for street, (name, table) in enumerate(zip(STREETS, tables, strict=True)):
+            size = street_indexer(street).size
+            if table.dtype != np.uint8 or table.shape != (size,):
+                raise AbstractionError(
+                    f"{source}: the {name} table has shape {table.shape} and dtype {table.dtype}, "
+                    f"expected ({size},) uint8"
+                )
+            record = metadata.get("streets", {}).get(name, {})
+            if verify and record.get("sha256") != _sha256(table):
+                raise AbstractionError(f"{source}: the {name} table does not match its checksum (corrupt file)")
+            buckets = config.street(street).buckets
+            if verify and table.size and int(table.max()) >= buckets:
+                raise AbstractionError(f"{source}: the {name} table has buckets beyond its {buckets}")
+        return cls(tables, metadata, centroids)
+
+    def info(self) -> dict[str, Any]:
+        """What ``pokerai abstraction info`` reports."""
+        return {
+            "format": self.metadata["format"],
+            "format_version": self.metadata["format_version"],
+            "name": self.config.name,
+            "seed": self.config.seed,
+            "streets": {
+                name: {
+                    "buckets": self.num_buckets(street),
+                    "entries": int(self.tables[street].size),
+                    "hands_per_bucket": np.bincount(
+                        self.tables[street], minlength=self.num_buckets(street)
+                    ).tolist(),
+                    "sha256": self.metadata["streets"][name]["sha256"],
+                }
+                for street, name in enumerate(STREETS)
+            },
+            "build_seconds": self.metadata.get("build_seconds", {}),
+            "created": self.metadata.get("created"),
+            "config": self.metadata["config"],
+        }
+
+
+def _check_street(street: int) -> int:
+    if isinstance(street, bool) or street not in (0, 1, 2, 3):
+        raise ValueError(f"street must be 0 (preflop), 1 (flop), 2 (turn) or 3 (river), got {street!r}")
+    return int(street)
+
+
+def _sample_deals(rng: np.random.Generator, count: int, num_cards: int) -> npt.NDArray[np.uint8]:
+    """``count`` uniformly random deals of ``num_cards`` distinct cards, uint8 [count, num_cards]."""
+    return np.argsort(rng.random((count, 52)), axis=1)[:, :num_cards].astype(np.uint8)
+
+
+def _cluster_street(
+    street: int,
+    settings: ClusteredStreet,
+    numerators: npt.NDArray[np.uint16],
+    seed: int,
+    progress: Progress | None,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32], dict[str, Any]]:
+    name = STREETS[street]
+    indexer = street_indexer(street)
+    rng = np.random.default_rng([seed, street])
+    deals = _sample_deals(rng, settings.fit_samples, indexer.num_cards)
+    sample, weights = np.unique(indexer.index(deals), return_counts=True)
+    histogram_seed = seed * 4 + street
+    cdfs = histogram_cdfs(
+        equity_histograms(
+            street, sample, numerators, num_bins=settings.bins, runouts=settings.runouts, seed=histogram_seed
+        )
+    )
+    if sample.size < settings.buckets:
+        raise ValueError(
+            f"{name}: only {sample.size} distinct hands in {settings.fit_samples} samples "
+            f"for {settings.buckets} buckets; raise fit_samples"
+        )
+    clustering = fit_emd_clusters(
+        cdfs,
+        weights.astype(np.float64),
+        settings.buckets,
+        seed=seed * 4 + street,
+        restarts=settings.restarts,
+        max_iterations=settings.max_iterations,
+    )
+    table = np.empty(indexer.size, dtype=np.uint8)
+    for start in range(0, indexer.size, _ASSIGN_CHUNK):
+        stop = min(indexer.size, start + _ASSIGN_CHUNK)
+        chunk = np.arange(start, stop, dtype=np.int64)
+        chunk_cdfs = histogram_cdfs(
+            equity_histograms(
+                street, chunk, numerators, num_bins=settings.bins, runouts=settings.runouts, seed=histogram_seed
+            )
+        )
+        labels, _ = assign(chunk_cdfs, clustering.centroids)
+        table[start:stop] = labels
+        if progress is not None:
+            progress(f"{name} buckets", stop, indexer.size)
+    fit = {
+        "distinct_hands_fitted": int(sample.size),
+        "objective_emd": float(clustering.objective),
+        "iterations": int(clustering.iterations),
+        "restart_objectives_emd": [float(value) for value in clustering.restart_objectives],
+    }
+    return table, clustering.centroids, fit
+
+
+def build_abstraction(config: AbstractionConfig, progress: Progress | None = None) -> CardAbstraction:
+    """Build all four tables for ``config`` (deterministic for a given config and seed)."""
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    strength = river_strength(
+        None if progress is None else lambda done, total: progress("river strength", done, total)
+    )
+    timings["river_strength"] = time.perf_counter() - start
+
+    phase = time.perf_counter()
+    preflop = street_indexer(0)
+    hole_combos = np.bincount(preflop.index(_all_holes()), minlength=preflop.size)
+    preflop_table = percentile_buckets(strength.preflop_equity, hole_combos, config.preflop.buckets).astype(
+        np.uint8
+    )
+    river_lookup = percentile_buckets(
+        np.arange(STRENGTH_SCALE + 1), strength.mass, config.river.buckets
+    ).astype(np.uint8)
+    river_table = river_lookup[strength.numerators]
+    timings["preflop_and_river"] = time.perf_counter() - phase
+
+    tables: list[npt.NDArray[np.uint8]] = [preflop_table]
+    centroids: dict[str, npt.NDArray[np.float32]] = {}
+    fits: dict[str, Any] = {}
+    for street, settings in ((1, config.flop), (2, config.turn)):
+        phase = time.perf_counter()
+        table, street_centroids, fit = _cluster_street(street, settings, strength.numerators, config.seed, progress)
+        tables.append(table)
+        centroids[STREETS[street]] = street_centroids
+        fits[STREETS[street]] = fit
+        timings[STREETS[street]] = time.perf_counter() - phase
+    tables.append(river_table)
+    del strength
+    timings["total"] = time.perf_counter() - start
+
+    from pokerai import __version__
+
+    metadata: dict[str, Any] = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "config": config_to_dict(config),
+        "seed": config.seed,
+        "pokerai_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "streets": {
+            name: {"buckets": config.street(street).buckets, "entries": int(table.size), "sha256": _sha256(table)}
+            for street, (name, table) in enumerate(zip(STREETS, tables, strict=True))
+        },
+        "fit": fits,
+        "river_strength_cutoffs": _cutoffs(river_lookup),
+        "build_seconds": {key: round(value, 2) for key, value in timings.items()},
+    }
+    return CardAbstraction(tuple(tables), metadata, centroids)
+
+
+def _cutoffs(lookup: npt.NDArray[np.uint8]) -> list[float]:
+    """The smallest river strength (equity) of each bucket."""
+    firsts = np.searchsorted(lookup, np.arange(int(lookup.max()) + 1), side="left")
+    return [round(float(first) / STRENGTH_SCALE, 6) for first in firsts]
+
+
+def _all_holes() -> npt.NDArray[np.uint8]:
+    first, second = np.triu_indices(52, k=1)
+    return np.stack([first, second], axis=1).astype(np.uint8)

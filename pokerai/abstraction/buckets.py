@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.clustering import assign, fit_emd_clusters, histogram_cdfs, percentile_buckets
-from pokerai.abstraction.histograms import STRENGTH_SCALE, equity_histograms, river_strength
+from pokerai.abstraction.histograms import STRENGTH_SCALE, RiverStrength, equity_histograms, river_strength
 from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, street_indexer
 from pokerai.config import config_to_dict, load_config
 
@@ -168,7 +168,9 @@ class CardAbstraction:
         """Write the artifact atomically (temporary file in the same folder, then rename)."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        arrays: dict[str, Any] = {f"table_{name}": table for name, table in zip(STREETS, self.tables, strict=True)}
+        arrays: dict[str, Any] = {
+            f"table_{name}": table for name, table in zip(STREETS, self.tables, strict=True)
+        }
         arrays.update({f"centroids_{name}": value for name, value in self.centroids.items()})
         arrays["metadata"] = np.array(json.dumps(self.metadata, sort_keys=True))
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -195,7 +197,9 @@ class CardAbstraction:
                 expected = {"metadata", *(f"table_{name}" for name in STREETS)}
                 if not expected <= names:
                     missing = sorted(expected - names)
-                    raise AbstractionError(f"{source}: not a card abstraction file (missing {', '.join(missing)})")
+                    raise AbstractionError(
+                        f"{source}: not a card abstraction file (missing {', '.join(missing)})"
+                    )
                 metadata = json.loads(str(archive["metadata"]))
                 tables = tuple(np.asarray(archive[f"table_{name}"]) for name in STREETS)
                 centroids = {
@@ -206,8 +210,9 @@ class CardAbstraction:
         except AbstractionError:
             raise
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, json.JSONDecodeError) as error:
+            reason = f"{type(error).__name__}: {error}"
             raise AbstractionError(
-                f"{source}: the file is corrupt or truncated and cannot be read ({type(error).__name__}: {error})"
+                f"{source}: the file is corrupt or truncated and cannot be read ({reason})"
             ) from None
         if not isinstance(metadata, dict) or metadata.get("format") != FORMAT_NAME:
             raise AbstractionError(f"{source}: not a pokerai card abstraction file")
@@ -229,7 +234,9 @@ class CardAbstraction:
                 )
             record = metadata.get("streets", {}).get(name, {})
             if verify and record.get("sha256") != _sha256(table):
-                raise AbstractionError(f"{source}: the {name} table does not match its checksum (corrupt file)")
+                raise AbstractionError(
+                    f"{source}: the {name} table does not match its checksum (corrupt file)"
+                )
             buckets = config.street(street).buckets
             if verify and table.size and int(table.max()) >= buckets:
                 raise AbstractionError(f"{source}: the {name} table has buckets beyond its {buckets}")
@@ -307,7 +314,12 @@ def _cluster_street(
         chunk = np.arange(start, stop, dtype=np.int64)
         chunk_cdfs = histogram_cdfs(
             equity_histograms(
-                street, chunk, numerators, num_bins=settings.bins, runouts=settings.runouts, seed=histogram_seed
+                street,
+                chunk,
+                numerators,
+                num_bins=settings.bins,
+                runouts=settings.runouts,
+                seed=histogram_seed,
             )
         )
         labels, _ = assign(chunk_cdfs, clustering.centroids)
@@ -323,13 +335,20 @@ def _cluster_street(
     return table, clustering.centroids, fit
 
 
-def build_abstraction(config: AbstractionConfig, progress: Progress | None = None) -> CardAbstraction:
-    """Build all four tables for ``config`` (deterministic for a given config and seed)."""
+def build_abstraction(
+    config: AbstractionConfig, progress: Progress | None = None, *, strength: RiverStrength | None = None
+) -> CardAbstraction:
+    """Build all four tables for ``config`` (deterministic for a given config and seed).
+
+    ``strength`` reuses a :func:`~pokerai.abstraction.histograms.river_strength` result (it does
+    not depend on the config), e.g. when building several abstractions in one process.
+    """
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    strength = river_strength(
-        None if progress is None else lambda done, total: progress("river strength", done, total)
-    )
+    if strength is None:
+        strength = river_strength(
+            None if progress is None else lambda done, total: progress("river strength", done, total)
+        )
     timings["river_strength"] = time.perf_counter() - start
 
     phase = time.perf_counter()
@@ -349,13 +368,14 @@ def build_abstraction(config: AbstractionConfig, progress: Progress | None = Non
     fits: dict[str, Any] = {}
     for street, settings in ((1, config.flop), (2, config.turn)):
         phase = time.perf_counter()
-        table, street_centroids, fit = _cluster_street(street, settings, strength.numerators, config.seed, progress)
+        table, street_centroids, fit = _cluster_street(
+            street, settings, strength.numerators, config.seed, progress
+        )
         tables.append(table)
         centroids[STREETS[street]] = street_centroids
         fits[STREETS[street]] = fit
         timings[STREETS[street]] = time.perf_counter() - phase
     tables.append(river_table)
-    del strength
     timings["total"] = time.perf_counter() - start
 
     from pokerai import __version__
@@ -368,7 +388,11 @@ def build_abstraction(config: AbstractionConfig, progress: Progress | None = Non
         "pokerai_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "streets": {
-            name: {"buckets": config.street(street).buckets, "entries": int(table.size), "sha256": _sha256(table)}
+            name: {
+                "buckets": config.street(street).buckets,
+                "entries": int(table.size),
+                "sha256": _sha256(table),
+            }
             for street, (name, table) in enumerate(zip(STREETS, tables, strict=True))
         },
         "fit": fits,

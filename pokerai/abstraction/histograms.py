@@ -89,8 +89,8 @@ def _river_pass(
     card_key: npt.NDArray[np.int64],
     nonflush7: npt.NDArray[np.uint16],
     flush: npt.NDArray[np.uint16],
-    board_tables: tuple,  # type: ignore[type-arg]
-    river_tables: tuple,  # type: ignore[type-arg]
+    board_tables: tuple,
+    river_tables: tuple,
     preflop_class: npt.NDArray[np.int64],
 ) -> None:
     for chunk in prange(num_chunks):
@@ -120,7 +120,9 @@ def _river_pass(
                         continue
                     holes[count, 0] = first
                     holes[count, 1] = second
-                    ranks[count] = _rank_with_board(first, second, board, board_key, card_key, nonflush7, flush)
+                    ranks[count] = _rank_with_board(
+                        first, second, board, board_key, card_key, nonflush7, flush
+                    )
                     count += 1
             order = np.argsort(ranks)
             below_with[:] = 0
@@ -158,7 +160,7 @@ def _river_pass(
 
 
 @njit(cache=True)
-def _board_orbits(boards_size: int, board_tables: tuple) -> npt.NDArray[np.int64]:  # type: ignore[type-arg]
+def _board_orbits(boards_size: int, board_tables: tuple) -> npt.NDArray[np.int64]:
     """How many raw 5-card boards each canonical board stands for."""
     weight = np.zeros(boards_size, dtype=np.int64)
     board = np.empty(5, dtype=np.uint8)
@@ -254,8 +256,8 @@ def _histograms(
     runouts: int,
     seed: int,
     numerators: npt.NDArray[np.uint16],
-    street_tables: tuple,  # type: ignore[type-arg]
-    river_tables: tuple,  # type: ignore[type-arg]
+    street_tables: tuple,
+    river_tables: tuple,
 ) -> npt.NDArray[np.uint16]:
     result = np.zeros((indices.shape[0], num_bins), dtype=np.uint16)
     missing = 5 - board_size

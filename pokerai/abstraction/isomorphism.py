@@ -407,7 +407,9 @@ class HandIndexer:
                 f"expected hands of {self.num_cards} cards (rounds {self.rounds}), got an array of shape "
                 f"{np.asarray(cards).shape}"
             )
-        if array.size and (not np.issubdtype(array.dtype, np.integer) or array.min() < 0 or array.max() >= 52):
+        if array.size and (
+            not np.issubdtype(array.dtype, np.integer) or array.min() < 0 or array.max() >= 52
+        ):
             raise ValueError("card ids must be integers from 0 to 51")
         array = array.astype(np.uint8)
         if array.size:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from pokerai import __version__
+from pokerai.cli.abstraction import register as register_abstraction
 from pokerai.cli.evaluate import register as register_eval
 from pokerai.cli.output import emit, progress_bar
 from pokerai.engine.equity import describe, equity
@@ -148,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     qre_parser.set_defaults(handler=_run_qre)
 
+    register_abstraction(commands)
     register_eval(commands)
     return parser
 

@@ -1,0 +1,33 @@
+"""Session-wide fixtures shared by several test folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pokerai.abstraction.buckets import CardAbstraction, build_abstraction, load_abstraction_config
+from pokerai.abstraction.histograms import RiverStrength, river_strength
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def river_strength_table() -> RiverStrength:
+    """The exact river-strength table (about 15 s on two cores, 250 MB)."""
+    return river_strength()
+
+
+@pytest.fixture(scope="session")
+def tiny_abstraction(river_strength_table: RiverStrength) -> CardAbstraction:
+    """``configs/abstraction_tiny.yaml`` built once per test session (about 45 s more)."""
+    config = load_abstraction_config(ROOT / "configs" / "abstraction_tiny.yaml")
+    return build_abstraction(config, strength=river_strength_table)
+
+
+@pytest.fixture(scope="session")
+def tiny_abstraction_path(
+    tiny_abstraction: CardAbstraction, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The tiny abstraction saved to a file."""
+    return tiny_abstraction.save(tmp_path_factory.mktemp("abstraction") / "tiny.npz")

@@ -119,7 +119,9 @@ def lookups(abstraction: CardAbstraction, hands: int, seed: int) -> dict[str, fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--skip-default", action="store_true", help="build only the tiny config")
     parser.add_argument("--artifacts", nargs="+", type=Path, help="measure these files instead of building")
     parser.add_argument("--hands", type=int, default=20_000, help="hands per street for quality")
@@ -140,14 +142,18 @@ def main() -> None:
                 figures = build(ROOT / "configs" / f"abstraction_{name}.yaml", out)
                 print(
                     f"| {name} | {figures['wall']:.0f} s | {figures['peak_gib']:.2f} GiB "
-                    f"| {figures['river_strength']:.0f} s | {figures['flop']:.0f} s | {figures['turn']:.0f} s |"
+                    f"| {figures['river_strength']:.0f} s | {figures['flop']:.0f} s "
+                    f"| {figures['turn']:.0f} s |"
                 )
                 artifacts.append(out)
         print()
         strength = river_strength()
         for path in artifacts:
             abstraction = CardAbstraction.load(path)
-            print(f"### {abstraction.config.name}: within-bucket mean EMD ({args.hands:,} random hands per street)\n")
+            print(
+                f"### {abstraction.config.name}: within-bucket mean EMD "
+                f"({args.hands:,} random hands per street)\n"
+            )
             print("| street | buckets | abstraction | random, same sizes | ratio | lookups/s |")
             print("|---|---:|---:|---:|---:|---:|")
             scores = quality(abstraction, strength, args.hands, seed=1)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Build a card abstraction: a thin wrapper over ``pokerai abstraction build``.
 
-    python scripts/build_abstraction.py                      # configs/abstraction_default.yaml
-    python scripts/build_abstraction.py configs/abstraction_tiny.yaml runs/abstraction_tiny.npz
+python scripts/build_abstraction.py                      # configs/abstraction_default.yaml
+python scripts/build_abstraction.py configs/abstraction_tiny.yaml runs/abstraction_tiny.npz
 """
 
 from __future__ import annotations

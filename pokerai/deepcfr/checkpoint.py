@@ -1,0 +1,330 @@
+"""Checkpoints for Deep CFR runs: atomic, versioned, checksummed, safe to load (layer 4).
+
+A Deep CFR run (Brown, Lerer, Gross & Sandholm 2019) lasts hours; a checkpoint
+holds everything needed to resume it exactly: network and optimiser state
+dicts, reservoir contents, the iteration, the config and the RNG states
+(:func:`rng_states` / :func:`restore_rng_states`).
+
+File layout, version :data:`FORMAT_VERSION`::
+
+    b"pokerai-deepcfr-checkpoint\\n"                      magic line
+    {"body_bytes":N,"format":...,"format_version":1,"sha256":"..."}\\n   header, one JSON line
+    N bytes                                              body: torch.save(payload)
+
+The SHA-256 of the body and its length live in the header, so truncation or a
+changed byte anywhere in the file is refused (a damaged header either fails to
+parse or no longer matches the body). The body is read with
+``torch.load(weights_only=True)``, which never runs code from the file.
+
+What a payload may hold (checked by :func:`save_checkpoint` before anything is
+written, so a checkpoint that could not be loaded is never produced): a ``dict``
+with ``str`` keys at the top; below it, dicts (and ``OrderedDict``, as
+``state_dict()`` returns) with ``str`` or ``int`` keys, lists, tuples, ``str``,
+``bytes``, ``int`` (any size), ``float``, ``bool``, ``None`` and
+``torch.Tensor``. numpy arrays are not allowed: convert them with
+``torch.from_numpy`` (and back with ``.numpy()``); numpy scalars with ``.item()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import tempfile
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+FORMAT = "pokerai-deepcfr-checkpoint"
+"""The ``format`` named in every checkpoint header."""
+
+FORMAT_VERSION = 1
+"""The layout written by this code; :func:`load_checkpoint` reads versions 1 .. FORMAT_VERSION."""
+
+_MAGIC = FORMAT.encode("ascii") + b"\n"
+_MAX_HEADER_BYTES = 4096
+"""A header is about 150 bytes; a longer first line means the file is not a checkpoint (or is damaged)."""
+_HEADER_KEYS = frozenset({"body_bytes", "format", "format_version", "sha256"})
+_NDARRAY_TAG = "__numpy_ndarray__"
+"""Marks a numpy array inside a stored numpy RNG state (MT19937, Philox and SFC64 states hold arrays)."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be loaded or restored; the message is one sentence naming the problem."""
+
+
+# ---------------------------------------------------------------------------- saving
+
+
+def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) -> Path:
+    """Write ``payload`` to ``path`` atomically and return the path written.
+
+    The file is first written in full to a temporary file in the same folder,
+    flushed to disk (fsync), then renamed over ``path`` with ``os.replace``: a
+    crash at any moment leaves either the previous checkpoint or the new one,
+    never a mix. Missing parent folders are created. Raises ``TypeError`` (a bug
+    in the caller, not in a file) when the payload holds a value outside the
+    allowed types listed in the module docstring, naming where it is.
+
+    The payload is serialised in memory first, so saving briefly needs about
+    twice its size in RAM.
+    """
+    target = Path(path)
+    if not isinstance(payload, Mapping):
+        raise TypeError(f"a checkpoint payload must be a dict, got {type(payload).__name__}")
+    for key in payload:
+        if not isinstance(key, str):
+            raise TypeError(f"checkpoint payload keys at the top level must be strings, got {key!r}")
+    _check_payload(dict(payload), "payload")
+    buffer = io.BytesIO()
+    torch.save(dict(payload), buffer)
+    body = buffer.getbuffer()
+    header = {
+        "body_bytes": len(body),
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "sha256": hashlib.sha256(body).hexdigest(),
+    }
+    header_line = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("ascii") + b"\n"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(_MAGIC)
+            file.write(header_line)
+            file.write(body)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary_name, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary_name)
+        raise
+    _sync_folder(target.parent)
+    return target
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable; POSIX only (Windows cannot open a folder for fsync)."""
+    if os.name != "posix":
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _check_payload(value: object, where: str) -> None:
+    """``TypeError`` naming ``where`` if ``value`` holds what ``torch.load(weights_only=True)`` refuses."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes, torch.Tensor)):
+        if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
+            raise TypeError(f"{where} is a {type(value).__name__}; store a plain torch.Tensor")
+        return
+    if type(value) in (dict, OrderedDict):
+        assert isinstance(value, dict)
+        for key, item in value.items():
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                raise TypeError(
+                    f"{where} has the key {key!r}; checkpoint dict keys must be strings or integers"
+                )
+            _check_payload(item, f"{where}[{key!r}]")
+        return
+    if type(value) in (list, tuple):
+        assert isinstance(value, (list, tuple))
+        for index, item in enumerate(value):
+            _check_payload(item, f"{where}[{index}]")
+        return
+    if isinstance(value, (np.ndarray, np.generic)):
+        raise TypeError(
+            f"{where} is a numpy {type(value).__name__}; convert arrays with torch.from_numpy and scalars "
+            "with .item() before saving a checkpoint"
+        )
+    raise TypeError(f"{where} is a {type(value).__name__}, which a checkpoint cannot hold")
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+def load_checkpoint(
+    path: str | os.PathLike[str], *, map_location: str | torch.device = "cpu"
+) -> dict[str, Any]:
+    """The payload saved at ``path``, its tensors moved to ``map_location``.
+
+    Raises :class:`CheckpointError`, with one sentence naming the file, when the
+    file is missing or unreadable, is not a pokerai Deep CFR checkpoint, was
+    written by a newer (or unknown) format version, or is truncated or corrupt.
+    """
+    name = os.fspath(path)
+    try:
+        data = Path(name).read_bytes()
+    except FileNotFoundError:
+        raise CheckpointError(f"checkpoint {name} does not exist") from None
+    except OSError as error:
+        raise CheckpointError(f"checkpoint {name} could not be read: {error.strerror or error}") from None
+    if not data:
+        raise CheckpointError(f"checkpoint {name} is empty")
+    if not data.startswith(_MAGIC):
+        if _MAGIC.startswith(data):
+            raise CheckpointError(f"checkpoint {name} is truncated: it ends inside its first line")
+        raise CheckpointError(
+            f"{name} is not a pokerai Deep CFR checkpoint (its first line is not {FORMAT!r})"
+        )
+    header_end = data.find(b"\n", len(_MAGIC), len(_MAGIC) + _MAX_HEADER_BYTES)
+    if header_end < 0:
+        raise CheckpointError(f"checkpoint {name} is truncated or corrupt: its header line has no end")
+    header = _parse_header(data[len(_MAGIC) : header_end], name)
+    body = memoryview(data)[header_end + 1 :]
+    if len(body) != header["body_bytes"]:
+        problem = "truncated" if len(body) < header["body_bytes"] else "corrupt"
+        raise CheckpointError(
+            f"checkpoint {name} is {problem}: its body has {len(body)} bytes where the header says "
+            f"{header['body_bytes']}"
+        )
+    if hashlib.sha256(body).hexdigest() != header["sha256"]:
+        raise CheckpointError(
+            f"checkpoint {name} is corrupt: its body does not match the SHA-256 in its header"
+        )
+    try:
+        payload = torch.load(io.BytesIO(body), map_location=map_location, weights_only=True)
+    except Exception as error:  # the checksum matched, so this is a payload torch itself cannot read
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise CheckpointError(f"checkpoint {name} could not be unpickled: {reason}") from None
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"checkpoint {name} holds a {type(payload).__name__}, not a dict")
+    return payload
+
+
+def _parse_header(line: bytes, name: str) -> dict[str, Any]:
+    try:
+        header = json.loads(line.decode("ascii"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise CheckpointError(f"checkpoint {name} is corrupt: its header is not valid JSON") from None
+    if not isinstance(header, dict) or set(header) != _HEADER_KEYS:
+        raise CheckpointError(f"checkpoint {name} is corrupt: its header does not have the expected fields")
+    if header["format"] != FORMAT:
+        raise CheckpointError(f"{name} is not a pokerai Deep CFR checkpoint (format {header['format']!r})")
+    version = header["format_version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise CheckpointError(f"checkpoint {name} has an unknown format version {version!r}")
+    if version > FORMAT_VERSION:
+        raise CheckpointError(
+            f"checkpoint {name} has format version {version}, newer than the {FORMAT_VERSION} this pokerai "
+            "reads; upgrade pokerai to load it"
+        )
+    size = header["body_bytes"]
+    digest = header["sha256"]
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0 or not isinstance(digest, str):
+        raise CheckpointError(
+            f"checkpoint {name} is corrupt: its header's body size or checksum is malformed"
+        )
+    return header
+
+
+# ---------------------------------------------------------------------------- RNG states
+
+
+def rng_states(
+    numpy_generators: Mapping[str, np.random.Generator],
+    torch_generators: Mapping[str, torch.Generator],
+) -> dict[str, Any]:
+    """The states of named generators, as a value a checkpoint payload may hold.
+
+    Returns ``{"numpy": {name: bit-generator state}, "torch": {name: uint8 tensor}}``.
+    numpy states are plain dicts of ints and strings (PCG64's 128-bit integers
+    stay Python ints); the arrays some bit generators keep (MT19937, Philox,
+    SFC64) are stored as tagged lists of ints. Torch states are the byte
+    tensors of ``Generator.get_state()`` (always on the CPU, for CUDA generators too).
+    """
+    return {
+        "numpy": {
+            name: _plain_state(generator.bit_generator.state) for name, generator in numpy_generators.items()
+        },
+        "torch": {name: generator.get_state() for name, generator in torch_generators.items()},
+    }
+
+
+def restore_rng_states(
+    states: Mapping[str, Any],
+    numpy_generators: Mapping[str, np.random.Generator],
+    torch_generators: Mapping[str, torch.Generator],
+) -> None:
+    """Put the generators back in the states :func:`rng_states` recorded, in place.
+
+    After this, every generator's next draws are bit-identical to what they
+    would have been in the run that saved the checkpoint. The names must match
+    exactly; a missing or extra name, or a state of another bit generator kind,
+    raises :class:`CheckpointError`.
+    """
+    if not isinstance(states, Mapping) or set(states) != {"numpy", "torch"}:
+        raise CheckpointError(
+            "the RNG states must be a dict with the keys 'numpy' and 'torch' from rng_states"
+        )
+    _check_names("numpy", states["numpy"], numpy_generators)
+    _check_names("torch", states["torch"], torch_generators)
+    for name, generator in numpy_generators.items():
+        try:
+            generator.bit_generator.state = _numpy_state(states["numpy"][name])
+        except (TypeError, ValueError, KeyError) as error:
+            raise CheckpointError(
+                f"the saved state of numpy generator {name!r} does not fit it: {error}"
+            ) from None
+    for name, torch_generator in torch_generators.items():
+        state = states["torch"][name]
+        if not isinstance(state, torch.Tensor):
+            raise CheckpointError(f"the saved state of torch generator {name!r} is not a tensor")
+        try:
+            torch_generator.set_state(state.to("cpu"))
+        except (TypeError, RuntimeError) as error:
+            reason = str(error).splitlines()[0]
+            raise CheckpointError(
+                f"the saved state of torch generator {name!r} does not fit it: {reason}"
+            ) from None
+
+
+def _check_names(kind: str, saved: object, generators: Mapping[str, object]) -> None:
+    if not isinstance(saved, Mapping):
+        raise CheckpointError(f"the saved {kind} RNG states are not a dict of generator names to states")
+    if set(saved) != set(generators):
+        raise CheckpointError(
+            f"the checkpoint holds {kind} RNG states for {sorted(saved)} "
+            f"but the run has the generators {sorted(generators)}"
+        )
+
+
+def _plain_state(value: object) -> Any:
+    """A numpy bit-generator state with its arrays turned into tagged lists of Python ints."""
+    if isinstance(value, dict):
+        return {key: _plain_state(item) for key, item in value.items()}
+    if isinstance(value, np.ndarray):
+        return {_NDARRAY_TAG: str(value.dtype), "shape": list(value.shape), "values": value.ravel().tolist()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _numpy_state(value: object) -> Any:
+    """The inverse of :func:`_plain_state`."""
+    if isinstance(value, dict):
+        if _NDARRAY_TAG in value:
+            array = np.array(value["values"], dtype=np.dtype(value[_NDARRAY_TAG]))
+            return array.reshape(value["shape"])
+        return {key: _numpy_state(item) for key, item in value.items()}
+    return value
+
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "CheckpointError",
+    "load_checkpoint",
+    "restore_rng_states",
+    "rng_states",
+    "save_checkpoint",
+]

@@ -1,0 +1,399 @@
+"""Information states as compact records, and records as network features, in batches.
+
+Deep CFR (Brown, Lerer, Gross & Sandholm, "Deep Counterfactual Regret
+Minimization", ICML 2019) keeps millions of sampled information states in
+reservoir buffers. Storing a feature vector per sample would cost
+``4 × feature_size`` bytes, so a sample stores a *record* instead: one row of
+a small numpy structured array (card ids, street, a few chip counts). Records
+become float32 features only on their way into a network, a whole batch at
+a time, with vectorised numpy (no Python loop over rows).
+
+An :class:`Encoder` knows one game. ``record(state, player)`` makes the
+record of what ``player`` knows at ``state``; ``encode(records)`` turns
+``[N]`` records into ``float32 [N, feature_size]`` features.
+
+Hold'em features (:class:`HUNLEncoder`, 373 of them)
+----------------------------------------------------
+====================  ======  ====  =========================================================
+segment               offset  size  content
+====================  ======  ====  =========================================================
+hole                  0       104   2 × 52 one-hot: lower card id, then higher card id
+board                 104     260   5 × 52 one-hot: flop (ascending id), turn, river; zero
+                                    for cards not dealt yet
+street                364     4     one-hot: preflop, flop, turn, river
+scalars               368     5     see below, each in [0, 1]
+====================  ======  ====  =========================================================
+
+The scalars, in order:
+
+0. pot / (sum of the starting stacks): the share of all chips in the middle;
+1. own stack behind / own starting stack;
+2. opponent stack behind / opponent starting stack;
+3. amount to call / (pot + amount to call): the pot odds the player is offered,
+   which do not shrink with deep stacks (at most 1/2 in heads-up);
+4. bets and raises on this street / 4, clipped to 1.
+
+The flop's three cards are sorted because a player cannot tell the order in
+which they were dealt: states that share an information-state key share their
+features.
+
+Leduc features (:class:`LeducEncoder`, 30 of them)
+--------------------------------------------------
+private card rank (3) and suit (2) one-hot, board rank (3) and suit (2)
+one-hot (zeros before the board), round one-hot (2), the betting of both
+rounds as ``2 rounds × 4 positions × {check/call, bet/raise}`` one-hot (16;
+a fold ends the game, so it never appears at a decision), and two scalars:
+own and opponent chips in the pot / 13 (the most one player can put in). The
+suit bits are there so that every one of Leduc's 936 information states has
+its own features, as its keys do; they carry no strategic information.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.state import Street
+from pokerai.games.hunl import HUNLGame, HUNLGameState
+from pokerai.games.leduc import ANTE, MAX_RAISES_PER_ROUND, RAISE_SIZES, LeducPoker, LeducState
+from pokerai.games.protocol import Game
+
+NOT_DEALT = 255
+"""Record value of a card slot whose card has not been dealt yet."""
+
+HOLE_OFFSET = 0
+"""First hold'em feature of the hole cards (2 × 52 one-hot)."""
+BOARD_OFFSET = 104
+"""First hold'em feature of the board (5 × 52 one-hot)."""
+STREET_OFFSET = 364
+"""First hold'em feature of the street one-hot (4)."""
+SCALARS_OFFSET = 368
+"""First of the five hold'em scalars (module docstring)."""
+FEATURE_SIZE = 373
+"""Hold'em features per information state."""
+NUM_SCALARS = 5
+RAISES_SCALE = 4
+"""Bets and raises on one street that saturate the raises scalar."""
+
+HUNL_RECORD_DTYPE = np.dtype(
+    [
+        ("player", np.uint8),
+        ("hole", np.uint8, (2,)),
+        ("board", np.uint8, (5,)),
+        ("street", np.uint8),
+        ("pot", np.int32),
+        ("own_stack", np.int32),
+        ("opponent_stack", np.int32),
+        ("to_call", np.int32),
+        ("raises", np.uint8),
+    ]
+)
+"""One hold'em information state (26 bytes, packed): the player's seat, its hole cards (lower id first),
+the board (flop ascending, turn, river; ``NOT_DEALT`` where not dealt), the street, the pot, both stacks
+behind and the amount to call in chips, and the bets and raises on this street."""
+
+LEDUC_ROUNDS = 2
+LEDUC_ACTION_POSITIONS = 4
+"""Action slots per Leduc round: the longest betting at a decision is 3 letters (check, raise, raise)."""
+LEDUC_MAX_CHIPS = ANTE + MAX_RAISES_PER_ROUND * sum(RAISE_SIZES)
+"""The most chips one Leduc player can put in: the ante and two raises in each round (13)."""
+LEDUC_NO_ACTION, LEDUC_CHECK_CALL, LEDUC_BET_RAISE = 0, 1, 2
+"""Codes of the Leduc record's action slots."""
+LEDUC_FEATURE_SIZE = 3 + 2 + 3 + 2 + LEDUC_ROUNDS + LEDUC_ROUNDS * LEDUC_ACTION_POSITIONS * 2 + 2
+
+LEDUC_RECORD_DTYPE = np.dtype(
+    [
+        ("card", np.uint8),
+        ("board", np.uint8),
+        ("actions", np.uint8, (LEDUC_ROUNDS, LEDUC_ACTION_POSITIONS)),
+        ("own_chips", np.uint8),
+        ("opponent_chips", np.uint8),
+    ]
+)
+"""One Leduc information state (12 bytes): private card 0..5, board card or ``NOT_DEALT``, each round's
+actions (``LEDUC_CHECK_CALL``, ``LEDUC_BET_RAISE``, ``LEDUC_NO_ACTION`` past the end), and each player's
+chips in the pot, antes included. The round is 1 exactly when the board is dealt."""
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Turns a game's information states into compact records, and batches of records into features."""
+
+    @property
+    def record_dtype(self) -> np.dtype[Any]:
+        """The numpy structured dtype of one record."""
+        ...
+
+    @property
+    def feature_size(self) -> int:
+        """Features per record."""
+        ...
+
+    @property
+    def num_slots(self) -> int:
+        """Action slots of the game (the width of a policy or advantage vector)."""
+        ...
+
+    def record(self, state: Any, player: int) -> tuple[Any, ...]:
+        """What ``player`` knows at ``state``, as a tuple that fills one row of a ``record_dtype`` array."""
+        ...
+
+    def encode(self, records: np.ndarray) -> npt.NDArray[np.float32]:
+        """Features of ``[N]`` records (``record_dtype``): float32 ``[N, feature_size]``."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Segment name -> ``{"offset": int, "size": int}``, plus ``feature_size`` and ``record_bytes``."""
+        ...
+
+
+def record_array(encoder: Encoder, states: Sequence[Any], players: Sequence[int]) -> np.ndarray:
+    """The records of ``players[i]`` at ``states[i]``: ``[len(states)]`` of ``encoder.record_dtype``."""
+    if len(states) != len(players):
+        raise ValueError(f"got {len(states)} states but {len(players)} players; give one player per state")
+    records = np.empty(len(states), dtype=encoder.record_dtype)
+    for index, (state, player) in enumerate(zip(states, players, strict=True)):
+        records[index] = encoder.record(state, player)
+    return records
+
+
+def _check_records(records: np.ndarray, dtype: np.dtype[Any], encoder_name: str) -> None:
+    if not isinstance(records, np.ndarray) or records.dtype != dtype or records.ndim != 1:
+        shape = getattr(records, "shape", None)
+        found = getattr(records, "dtype", type(records).__name__)
+        raise ValueError(
+            f"{encoder_name} encodes a one-dimensional array of its record dtype, "
+            f"not {found} with shape {shape}"
+        )
+
+
+def _check_player(player: object) -> int:
+    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player <= 1:
+        raise ValueError(f"player {player!r} is not 0 or 1")
+    return int(player)
+
+
+def _leduc_chips(rounds: Sequence[str]) -> list[int]:
+    """Each Leduc player's chips in the pot after the betting ``rounds``, antes included."""
+    chips = [ANTE, ANTE]
+    for round_index, letters in enumerate(rounds):
+        owed = 0  # what the player to act must add to call
+        for position, letter in enumerate(letters):
+            if letter == "c":
+                chips[position % 2] += owed
+                owed = 0
+            elif letter == "r":
+                chips[position % 2] += owed + RAISE_SIZES[round_index]
+                owed = RAISE_SIZES[round_index]
+    return chips
+
+
+def _segments(*sizes: tuple[str, int]) -> dict[str, dict[str, int]]:
+    segments: dict[str, dict[str, int]] = {}
+    offset = 0
+    for name, size in sizes:
+        segments[name] = {"offset": offset, "size": size}
+        offset += size
+    return segments
+
+
+class HUNLEncoder:
+    """Hold'em records (:data:`HUNL_RECORD_DTYPE`) and their 373 features (module docstring)."""
+
+    def __init__(self, game: HUNLGame) -> None:
+        if not isinstance(game, HUNLGame):
+            raise ValueError(f"HUNLEncoder needs a HUNLGame, not {game!r}")
+        self._game = game
+        stacks = game.config.stacks
+        self._starting_stacks = np.asarray(stacks, dtype=np.float32)
+        self._total_chips = float(sum(stacks))
+
+    @property
+    def record_dtype(self) -> np.dtype[Any]:
+        return HUNL_RECORD_DTYPE
+
+    @property
+    def feature_size(self) -> int:
+        return FEATURE_SIZE
+
+    @property
+    def num_slots(self) -> int:
+        return self._game.num_distinct_actions
+
+    def record(self, state: HUNLGameState, player: int) -> tuple[Any, ...]:
+        """What seat ``player`` knows at ``state`` (any state after the deal), as a record tuple."""
+        if not isinstance(state, HUNLGameState):
+            raise ValueError(f"HUNLEncoder records hold'em states after the deal, not {state!r}")
+        seat = _check_player(player)
+        engine = state.engine
+        opponent = 1 - seat
+        hole = sorted(engine.hole_cards(seat))
+        dealt = engine.board
+        board = [*sorted(dealt[:3]), *dealt[3:]]
+        board += [NOT_DEALT] * (5 - len(board))
+        owed = max(0, min(engine.bets[opponent] - engine.bets[seat], engine.stacks[seat]))
+        return (
+            seat,
+            hole,
+            board,
+            engine.street,
+            engine.pot,
+            engine.stacks[seat],
+            engine.stacks[opponent],
+            owed,
+            min(state.raises_this_street, 255),
+        )
+
+    def encode(self, records: np.ndarray) -> npt.NDArray[np.float32]:
+        """Features of ``[N]`` :data:`HUNL_RECORD_DTYPE` records: float32 ``[N, 373]``."""
+        _check_records(records, HUNL_RECORD_DTYPE, "HUNLEncoder")
+        count = records.shape[0]
+        features = np.zeros((count, FEATURE_SIZE), dtype=np.float32)
+        rows = np.arange(count)
+        hole = records["hole"].astype(np.intp)
+        features[rows, HOLE_OFFSET + hole[:, 0]] = 1.0
+        features[rows, HOLE_OFFSET + NUM_CARDS + hole[:, 1]] = 1.0
+        board = records["board"].astype(np.intp)
+        dealt_rows, dealt_slots = np.nonzero(board != NOT_DEALT)
+        features[dealt_rows, BOARD_OFFSET + NUM_CARDS * dealt_slots + board[dealt_rows, dealt_slots]] = 1.0
+        features[rows, STREET_OFFSET + records["street"].astype(np.intp)] = 1.0
+        pot = records["pot"].astype(np.float32)
+        to_call = records["to_call"].astype(np.float32)
+        seat = records["player"].astype(np.intp)
+        scalars = features[:, SCALARS_OFFSET : SCALARS_OFFSET + NUM_SCALARS]
+        scalars[:, 0] = pot / self._total_chips
+        scalars[:, 1] = records["own_stack"] / self._starting_stacks[seat]
+        scalars[:, 2] = records["opponent_stack"] / self._starting_stacks[1 - seat]
+        # Guarded division: a pot of 0 with nothing to call only happens at the end of a hand.
+        pot_after_call = pot + to_call
+        scalars[:, 3] = np.divide(
+            to_call, pot_after_call, out=np.zeros_like(to_call), where=pot_after_call > 0
+        )
+        scalars[:, 4] = records["raises"] / RAISES_SCALE
+        np.clip(scalars, 0.0, 1.0, out=scalars)
+        return features
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "segments": _segments(
+                ("hole", 2 * NUM_CARDS),
+                ("board", 5 * NUM_CARDS),
+                ("street", len(Street)),
+                ("scalars", NUM_SCALARS),
+            ),
+            "scalars": [
+                "pot / sum of starting stacks",
+                "own stack / own starting stack",
+                "opponent stack / opponent starting stack",
+                "to call / (pot + to call)",
+                f"raises this street / {RAISES_SCALE}, clipped to 1",
+            ],
+            "feature_size": FEATURE_SIZE,
+            "record_bytes": HUNL_RECORD_DTYPE.itemsize,
+        }
+
+
+class LeducEncoder:
+    """Leduc records (:data:`LEDUC_RECORD_DTYPE`) and their 30 features (module docstring)."""
+
+    def __init__(self, game: LeducPoker) -> None:
+        if not isinstance(game, LeducPoker):
+            raise ValueError(f"LeducEncoder needs a LeducPoker game, not {game!r}")
+        self._game = game
+
+    @property
+    def record_dtype(self) -> np.dtype[Any]:
+        return LEDUC_RECORD_DTYPE
+
+    @property
+    def feature_size(self) -> int:
+        return LEDUC_FEATURE_SIZE
+
+    @property
+    def num_slots(self) -> int:
+        return self._game.num_distinct_actions
+
+    def record(self, state: LeducState, player: int) -> tuple[Any, ...]:
+        """What ``player`` knows at ``state`` (after the private cards are dealt), as a record tuple."""
+        if not isinstance(state, LeducState) or len(state.cards) < 2:
+            raise ValueError(f"LeducEncoder records Leduc states after the private deal, not {state!r}")
+        seat = _check_player(player)
+        actions = np.full((LEDUC_ROUNDS, LEDUC_ACTION_POSITIONS), LEDUC_NO_ACTION, dtype=np.uint8)
+        for round_index, letters in enumerate(state.rounds):
+            if len(letters) > LEDUC_ACTION_POSITIONS or "f" in letters:
+                raise ValueError(f"Leduc betting {letters!r} is not a decision's history")
+            for position, letter in enumerate(letters):
+                actions[round_index, position] = LEDUC_BET_RAISE if letter == "r" else LEDUC_CHECK_CALL
+        chips = _leduc_chips(state.rounds)
+        board = NOT_DEALT if state.board is None else state.board
+        return (state.cards[seat], board, actions, chips[seat], chips[1 - seat])
+
+    def encode(self, records: np.ndarray) -> npt.NDArray[np.float32]:
+        """Features of ``[N]`` :data:`LEDUC_RECORD_DTYPE` records: float32 ``[N, 30]``."""
+        _check_records(records, LEDUC_RECORD_DTYPE, "LeducEncoder")
+        count = records.shape[0]
+        features = np.zeros((count, LEDUC_FEATURE_SIZE), dtype=np.float32)
+        rows = np.arange(count)
+        card = records["card"].astype(np.intp)
+        features[rows, card // 2] = 1.0
+        features[rows, 3 + card % 2] = 1.0
+        board = records["board"].astype(np.intp)
+        has_board = board != NOT_DEALT
+        board_rows = rows[has_board]
+        features[board_rows, 5 + board[has_board] // 2] = 1.0
+        features[board_rows, 8 + board[has_board] % 2] = 1.0
+        features[rows, 10 + has_board.astype(np.intp)] = 1.0
+        # Codes 1 and 2 land on the two one-hot columns of their position; code 0 (no action) on none.
+        codes = records["actions"].reshape(count, -1).astype(np.intp)
+        action_rows, positions = np.nonzero(codes != LEDUC_NO_ACTION)
+        features[action_rows, 12 + 2 * positions + codes[action_rows, positions] - 1] = 1.0
+        scalars_offset = 12 + 2 * LEDUC_ROUNDS * LEDUC_ACTION_POSITIONS
+        features[:, scalars_offset] = records["own_chips"] / LEDUC_MAX_CHIPS
+        features[:, scalars_offset + 1] = records["opponent_chips"] / LEDUC_MAX_CHIPS
+        return features
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "segments": _segments(
+                ("card_rank", 3),
+                ("card_suit", 2),
+                ("board_rank", 3),
+                ("board_suit", 2),
+                ("round", LEDUC_ROUNDS),
+                ("history", LEDUC_ROUNDS * LEDUC_ACTION_POSITIONS * 2),
+                ("chips", 2),
+            ),
+            "feature_size": LEDUC_FEATURE_SIZE,
+            "record_bytes": LEDUC_RECORD_DTYPE.itemsize,
+        }
+
+
+def make_encoder(game: Game) -> HUNLEncoder | LeducEncoder:
+    """The encoder of ``game``: hold'em or Leduc."""
+    if isinstance(game, HUNLGame):
+        return HUNLEncoder(game)
+    if isinstance(game, LeducPoker):
+        return LeducEncoder(game)
+    raise ValueError(f"no Deep CFR encoder for game {getattr(game, 'name', game)!r}; use hunl or leduc")
+
+
+__all__ = [
+    "BOARD_OFFSET",
+    "FEATURE_SIZE",
+    "HOLE_OFFSET",
+    "HUNL_RECORD_DTYPE",
+    "LEDUC_FEATURE_SIZE",
+    "LEDUC_RECORD_DTYPE",
+    "NOT_DEALT",
+    "SCALARS_OFFSET",
+    "STREET_OFFSET",
+    "Encoder",
+    "HUNLEncoder",
+    "LeducEncoder",
+    "make_encoder",
+    "record_array",
+]

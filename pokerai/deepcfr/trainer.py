@@ -1,0 +1,428 @@
+"""The Deep CFR training loop (Brown, Lerer, Gross & Sandholm 2019), top to bottom.
+
+Per iteration t = 1 .. T, for each player p:
+
+1. run ``traversals_per_iteration`` external-sampling traversals for p
+   (:mod:`pokerai.deepcfr.traversal`), batching the networks' queries across traversals;
+2. add the advantage samples to p's advantage reservoir and the strategy samples to the
+   acting player's strategy reservoir, each tagged with t;
+3. retrain p's advantage network on its reservoir with the t-weighted MSE (from a fresh
+   initialisation as in the paper, or warm-started by ``advantage.warm_start``).
+
+The policy networks (one per seat) are trained on the strategy reservoirs at evaluation
+points and at the end; they are what the blueprint plays. Iteration 1 plays uniformly at
+every decision (no advantage network has been trained yet).
+
+Everything random is seeded from ``config.seed``; a checkpoint holds networks, optimiser
+states, reservoirs, the iteration and every generator's state, so ``resume`` continues
+exactly where a run stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from pokerai.abstraction.bets import BetAbstraction
+from pokerai.config import config_to_dict, load_config
+from pokerai.deepcfr.checkpoint import load_checkpoint, restore_rng_states, rng_states, save_checkpoint
+from pokerai.deepcfr.encoding import Encoder, make_encoder
+from pokerai.deepcfr.networks import (
+    NetworkConfig,
+    build_networks,
+    regret_matching,
+    resolve_device,
+    weighted_mse,
+)
+from pokerai.deepcfr.reservoir import ReservoirBuffer
+from pokerai.deepcfr.traversal import legal_mask, run_traversals
+from pokerai.engine.state import HUNLConfig
+from pokerai.games.hunl import HUNLGame
+from pokerai.games.leduc import LeducPoker
+
+CHECKPOINT_NAME = "checkpoint.pt"
+
+
+@dataclass(frozen=True)
+class HUNLSettings:
+    """The hold'em game a HUNL run learns: blinds, stacks and the bet menu."""
+
+    small_blind: int = field(default=50, metadata={"min": 1})
+    big_blind: int = field(default=100, metadata={"min": 1})
+    stack: int = field(default=20_000, metadata={"min": 1, "help": "each player's starting stack in chips"})
+    bets: BetAbstraction = field(default_factory=BetAbstraction)
+
+    def game(self) -> HUNLGame:
+        config = HUNLConfig(self.small_blind, self.big_blind, (self.stack, self.stack))
+        return HUNLGame(config, self.bets)
+
+
+@dataclass(frozen=True)
+class NetworkTraining:
+    """How one kind of network is trained from its reservoir."""
+
+    buffer_capacity: int = field(default=1_000_000, metadata={"min": 1, "help": "reservoir size per player"})
+    steps: int = field(default=300, metadata={"min": 1, "help": "SGD steps per training"})
+    batch_size: int = field(default=2048, metadata={"min": 1})
+    learning_rate: float = field(default=1e-3, metadata={"min": 0.0})
+    warm_start: bool = field(
+        default=False, metadata={"help": "continue from the previous weights instead of re-initialising"}
+    )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What is measured during training, every ``every`` iterations and at the end."""
+
+    every: int = field(default=10, metadata={"min": 1, "help": "iterations between evaluations"})
+
+
+@dataclass(frozen=True)
+class DeepCFRConfig:
+    """A Deep CFR run (``configs/*_deepcfr.yaml``, ``configs/hunl_*.yaml``)."""
+
+    name: str = "run"
+    game: Literal["leduc", "hunl"] = "leduc"
+    hunl: HUNLSettings = HUNLSettings()
+    iterations: int = field(default=100, metadata={"min": 1})
+    traversals_per_iteration: int = field(default=1000, metadata={"min": 1, "help": "per player"})
+    concurrent_traversals: int = field(
+        default=512, metadata={"min": 1, "help": "traversals whose network queries are batched together"}
+    )
+    value_scale: float = field(
+        default=1.0, metadata={"min": 1e-9, "help": "advantage targets are divided by this (chips)"}
+    )
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    advantage: NetworkTraining = NetworkTraining()
+    policy: NetworkTraining = NetworkTraining(buffer_capacity=1_000_000, steps=1000)
+    evaluation: Evaluation = Evaluation()
+    checkpoint_every: int = field(default=10, metadata={"min": 1, "help": "iterations between checkpoints"})
+    seed: int = field(default=0, metadata={"min": 0})
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
+    threads: int = field(default=0, metadata={"min": 0, "help": "torch CPU threads; 0 keeps torch's default"})
+
+
+def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
+    """Load and check a Deep CFR config; bad keys or values raise ``ConfigError`` naming them."""
+    return load_config(source, DeepCFRConfig)
+
+
+def make_game(config: DeepCFRConfig) -> Any:
+    return LeducPoker() if config.game == "leduc" else config.hunl.game()
+
+
+Evaluator = Callable[["DeepCFRTrainer"], dict[str, float]]
+"""Called at evaluation points with the trainer (policy networks fresh); returns named scalars."""
+
+
+class DeepCFRTrainer:
+    """Holds a run's state: networks, optimisers, reservoirs, generators and counters."""
+
+    def __init__(self, config: DeepCFRConfig, run_dir: str | Path, *, device: str | None = None) -> None:
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.device = resolve_device(device or config.device)  # type: ignore[arg-type]
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        self.game = make_game(config)
+        self.encoder: Encoder = make_encoder(self.game)
+        self.num_slots = int(self.game.num_distinct_actions)
+        self.networks = build_networks(
+            self.encoder.feature_size, self.num_slots, config.network, config.seed, self.device
+        )
+        seeds = np.random.SeedSequence(config.seed).spawn(8)
+        self.advantage_buffers = [
+            ReservoirBuffer(
+                config.advantage.buffer_capacity,
+                self.encoder.record_dtype,
+                self.num_slots,
+                int(seeds[p].generate_state(1)[0]),
+            )
+            for p in (0, 1)
+        ]
+        self.strategy_buffers = [
+            ReservoirBuffer(
+                config.policy.buffer_capacity,
+                self.encoder.record_dtype,
+                self.num_slots,
+                int(seeds[2 + p].generate_state(1)[0]),
+            )
+            for p in (0, 1)
+        ]
+        self.sample_rng = np.random.default_rng(seeds[4])
+        self.init_rng = torch.Generator().manual_seed(int(seeds[5].generate_state(1)[0]))
+        self.iteration = 0
+        self.trained = [False, False]
+        self.policy_trained = False
+        self.history: list[dict[str, float]] = []
+        self.traversal_seconds = 0.0
+        self.total_traversals = 0
+
+    # ------------------------------------------------------------------ strategies
+
+    def features(self, records: npt.NDArray[Any]) -> torch.Tensor:
+        return torch.from_numpy(self.encoder.encode(records)).to(self.device)
+
+    def current_strategy(
+        self, player: int, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        """Regret matching on ``player``'s advantage network (uniform before it is trained)."""
+        if not self.trained[player]:
+            return masks / masks.sum(axis=1, keepdims=True)
+        network = self.networks[f"advantage_p{player}"]
+        with torch.inference_mode():
+            advantages = network(self.features(records))
+            mask = torch.from_numpy(masks).to(self.device)
+            probabilities = regret_matching(advantages.double(), mask).cpu().numpy()
+        return probabilities
+
+    def average_strategy(
+        self, player: int, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        """The policy network of seat ``player``: masked softmax probabilities [N, S] (float64)."""
+        network = self.networks[f"policy_p{player}"]
+        with torch.inference_mode():
+            logits = network(self.features(records)).double()
+            logits = logits.masked_fill(~torch.from_numpy(masks).to(self.device), -math.inf)
+            return torch.softmax(logits, dim=1).cpu().numpy()
+
+    # ------------------------------------------------------------------ training
+
+    def _fit(self, name: str, buffer: ReservoirBuffer, settings: NetworkTraining, policy: bool) -> float:
+        """Train network ``name`` on ``buffer``; returns the mean loss of the last 10% of steps."""
+        network = self.networks[name]
+        if not settings.warm_start:
+            network.reset_parameters(self.init_rng)  # type: ignore[operator]
+        network.train()
+        optimiser = torch.optim.Adam(network.parameters(), lr=settings.learning_rate)
+        losses = []
+        for _ in range(settings.steps):
+            records, masks, targets, iterations = buffer.sample(settings.batch_size, self.sample_rng)
+            features = self.features(records)
+            mask = torch.from_numpy(masks).to(self.device)
+            target = torch.from_numpy(targets).to(self.device)
+            weights = torch.from_numpy(iterations.astype(np.float32)).to(self.device)
+            output = network(features)
+            if policy:
+                # Cross-entropy to the stored strategies, iteration-weighted (linear averaging).
+                log_probabilities = torch.log_softmax(output.masked_fill(~mask, -1e9), dim=1)
+                per_sample = -(target * log_probabilities.masked_fill(~mask, 0.0)).sum(dim=1)
+                loss = (weights * per_sample).sum() / weights.sum()
+            else:
+                loss = weighted_mse(output, target, mask, weights)
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+            losses.append(float(loss.detach()))
+        network.eval()
+        tail = losses[-max(1, len(losses) // 10) :]
+        return float(np.mean(tail))
+
+    def train_policies(self) -> dict[str, float]:
+        losses = {}
+        for player in (0, 1):
+            if len(self.strategy_buffers[player]) == 0:
+                continue
+            losses[f"loss/policy_p{player}"] = self._fit(
+                f"policy_p{player}", self.strategy_buffers[player], self.config.policy, policy=True
+            )
+        self.policy_trained = True
+        return losses
+
+    def run_iteration(self) -> dict[str, float]:
+        """One Deep CFR iteration (both players); returns the scalars to log."""
+        self.iteration += 1
+        t = self.iteration
+        scalars: dict[str, float] = {}
+        for player in (0, 1):
+            start = time.perf_counter()
+            samples = run_traversals(
+                self.game,
+                self.encoder,
+                self.current_strategy,
+                traverser=player,
+                count=self.config.traversals_per_iteration,
+                iteration=t,
+                seed=self.config.seed,
+                concurrent=self.config.concurrent_traversals,
+                value_scale=self.config.value_scale,
+            )
+            elapsed = time.perf_counter() - start
+            self.traversal_seconds += elapsed
+            self.total_traversals += self.config.traversals_per_iteration
+            if len(samples.advantage_records):
+                self.advantage_buffers[player].add(
+                    samples.advantage_records, samples.advantage_masks, samples.advantage_targets, t
+                )
+            for seat in (0, 1):
+                rows = samples.strategy_players == seat
+                if rows.any():
+                    self.strategy_buffers[seat].add(
+                        samples.strategy_records[rows],
+                        samples.strategy_masks[rows],
+                        samples.strategy_targets[rows],
+                        t,
+                    )
+            scalars[f"loss/advantage_p{player}"] = self._fit(
+                f"advantage_p{player}", self.advantage_buffers[player], self.config.advantage, policy=False
+            )
+            self.trained[player] = True
+            scalars[f"buffer/size_p{player}"] = len(self.advantage_buffers[player])
+            scalars[f"buffer/strategy_size_p{player}"] = len(self.strategy_buffers[player])
+            scalars[f"perf/traversals_per_s_p{player}"] = self.config.traversals_per_iteration / elapsed
+            scalars[f"perf/nodes_per_s_p{player}"] = samples.nodes / elapsed
+        scalars["perf/traversals_per_s"] = self.total_traversals / max(self.traversal_seconds, 1e-9)
+        return scalars
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "config": config_to_dict(self.config),
+            "iteration": self.iteration,
+            "trained": list(self.trained),
+            "policy_trained": self.policy_trained,
+            "networks": {name: network.state_dict() for name, network in self.networks.items()},
+            "advantage_buffers": [_buffer_payload(buffer) for buffer in self.advantage_buffers],
+            "strategy_buffers": [_buffer_payload(buffer) for buffer in self.strategy_buffers],
+            "rng": rng_states({"sample": self.sample_rng}, {"init": self.init_rng}),
+            "history": self.history,
+            "traversal_seconds": self.traversal_seconds,
+            "total_traversals": self.total_traversals,
+            "feature_size": self.encoder.feature_size,
+            "num_slots": self.num_slots,
+        }
+
+    def save(self, path: Path | None = None) -> Path:
+        return save_checkpoint(path or self.run_dir / CHECKPOINT_NAME, self.state_dict())
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.iteration = int(state["iteration"])
+        self.trained = [bool(value) for value in state["trained"]]
+        self.policy_trained = bool(state["policy_trained"])
+        for name, network in self.networks.items():
+            network.load_state_dict(state["networks"][name])
+            network.eval()
+        for buffer, saved in zip(self.advantage_buffers, state["advantage_buffers"], strict=True):
+            _load_buffer_payload(buffer, saved)
+        for buffer, saved in zip(self.strategy_buffers, state["strategy_buffers"], strict=True):
+            _load_buffer_payload(buffer, saved)
+        restore_rng_states(state["rng"], {"sample": self.sample_rng}, {"init": self.init_rng})
+        self.history = list(state["history"])
+        self.traversal_seconds = float(state["traversal_seconds"])
+        self.total_traversals = int(state["total_traversals"])
+
+    @classmethod
+    def resume(cls, run_dir: str | Path, *, device: str | None = None) -> DeepCFRTrainer:
+        """Rebuild a trainer from ``run_dir/checkpoint.pt`` exactly as it was saved."""
+        state = load_checkpoint(Path(run_dir) / CHECKPOINT_NAME)
+        config = load_deepcfr_config(state["config"])
+        trainer = cls(config, run_dir, device=device)
+        trainer.load_state_dict(state)
+        return trainer
+
+    # ------------------------------------------------------------------ the loop
+
+    def train(
+        self,
+        *,
+        evaluator: Evaluator | None = None,
+        log: Callable[[int, dict[str, float]], None] | None = None,
+        on_iteration: Callable[[int, dict[str, float]], None] | None = None,
+    ) -> dict[str, float]:
+        """Run the remaining iterations; evaluate, log and checkpoint on schedule.
+
+        Returns the last iteration's scalars.
+        """
+        scalars: dict[str, float] = {}
+        while self.iteration < self.config.iterations:
+            scalars = self.run_iteration()
+            t = self.iteration
+            last = t == self.config.iterations
+            if t % self.config.evaluation.every == 0 or last:
+                scalars.update(self.train_policies())
+                if evaluator is not None:
+                    scalars.update(evaluator(self))
+            self.history.append({"iteration": float(t), **scalars})
+            if log is not None:
+                log(t, scalars)
+            if t % self.config.checkpoint_every == 0 or last:
+                self.save()
+            if on_iteration is not None:
+                on_iteration(t, scalars)
+        return scalars
+
+
+def _buffer_payload(buffer: ReservoirBuffer) -> dict[str, Any]:
+    """A reservoir's state with its rows as raw bytes (checkpoints hold no numpy arrays)."""
+    state = buffer.state_dict()
+    return {**state, "rows": state["rows"].tobytes()}
+
+
+def _load_buffer_payload(buffer: ReservoirBuffer, saved: dict[str, Any]) -> None:
+    rows = np.frombuffer(saved["rows"], dtype=buffer.row_dtype).copy()
+    buffer.load_state_dict({**saved, "rows": rows})
+
+
+# ---------------------------------------------------------------------- exact evaluation on small games
+
+
+def _information_states(game: Any) -> dict[str, Any]:
+    """One state per information-state key of a small game (depth-first walk)."""
+    found: dict[str, Any] = {}
+    stack = [game.initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance():
+            stack.extend(state.child(outcome) for outcome, _ in state.chance_outcomes())
+            continue
+        key = state.information_state_key(state.current_player())
+        found.setdefault(key, state)
+        stack.extend(state.child(action) for action in state.legal_actions())
+    return found
+
+
+def policy_exploitability(trainer: DeepCFRTrainer) -> float:
+    """Exact exploitability of the policy networks on a small game (Leduc): NashConv / 2."""
+    from pokerai.solvers.best_response import exploitability, tree_of
+    from pokerai.solvers.policy import TabularPolicy
+
+    tree = tree_of(trainer.game)
+    states = _information_states(trainer.game)
+    probabilities = np.zeros((tree.num_infosets, tree.num_actions))
+    for player in (0, 1):
+        rows = [i for i in range(tree.num_infosets) if tree.infoset_player[i] == player]
+        chosen = [states[tree.infoset_keys[i]] for i in rows]
+        records = np.array(
+            [trainer.encoder.record(state, player) for state in chosen], dtype=trainer.encoder.record_dtype
+        )
+        masks = np.stack([legal_mask(state, trainer.num_slots) for state in chosen])
+        probabilities[rows] = trainer.average_strategy(player, records, masks)[:, : tree.num_actions]
+    probabilities = np.where(tree.legal_mask, probabilities, 0.0)
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    return float(exploitability(TabularPolicy(tree, probabilities)))
+
+
+def replace(config: DeepCFRConfig, **changes: Any) -> DeepCFRConfig:
+    """A copy of ``config`` with top-level fields changed (re-checked through the loader)."""
+    return load_deepcfr_config({**config_to_dict(config), **config_to_dict_changes(changes)})
+
+
+def config_to_dict_changes(changes: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: config_to_dict(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type)
+        else value
+        for key, value in changes.items()
+    }

@@ -16,6 +16,7 @@ from pokerai import __version__
 from pokerai.cli.abstraction import register as register_abstraction
 from pokerai.cli.evaluate import register as register_eval
 from pokerai.cli.output import emit, progress_bar
+from pokerai.cli.train import register as register_train
 from pokerai.engine.equity import describe, equity
 from pokerai.games import GAME_NAMES, make_game
 from pokerai.solvers.qre import QREError, QREResult, trace_logit_qre
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_abstraction(commands)
     register_eval(commands)
+    register_train(commands)
     return parser
 
 

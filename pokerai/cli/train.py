@@ -1,0 +1,140 @@
+"""``pokerai train``: a Deep CFR run from a YAML config, monitored in TensorBoard.
+
+    pokerai train --config configs/leduc_deepcfr.yaml [--runs-dir runs] [--device cpu|cuda|auto] [--json]
+    pokerai train --resume runs/<run> [--iterations N]
+    tensorboard --logdir runs
+
+A run writes ``runs/<name>__deepcfr__<seed>__<time>/``: ``config.yaml``, TensorBoard events
+(``loss/advantage_p0``, ``loss/policy_p0``, ``buffer/size_p0``, ``perf/traversals_per_s``,
+``eval/exploitability`` on Leduc, ...) and ``checkpoint.pt`` (atomic; resumable exactly).
+Bad input (an unknown config key, a corrupt checkpoint) is one sentence on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pokerai.cli.output import emit, progress_bar
+from pokerai.config import ConfigError, dump_config
+from pokerai.deepcfr.checkpoint import CheckpointError
+from pokerai.deepcfr.trainer import (
+    DeepCFRTrainer,
+    load_deepcfr_config,
+    policy_exploitability,
+    replace,
+)
+
+USAGE_ERROR = 2
+
+
+class TrainUsageError(ValueError):
+    """A bad argument of ``pokerai train``; the message is one sentence for the user."""
+
+
+def register(commands: Any) -> argparse.ArgumentParser:
+    """Add ``train`` to the ``pokerai`` subparsers."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "train",
+        help="train a Deep CFR blueprint from a YAML config (TensorBoard logs in the run folder)",
+        description="Deep CFR training: batched external-sampling traversals, reservoir buffers, "
+        "advantage and policy networks. Leduc runs report exact exploitability.",
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", help="YAML config, e.g. configs/leduc_deepcfr.yaml")
+    source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
+    parser.add_argument("--runs-dir", default="runs", help="where new runs are created (default: runs)")
+    parser.add_argument("--device", choices=("cpu", "cuda", "auto"), help="override the config's device")
+    parser.add_argument("--iterations", type=int, help="override the total number of iterations")
+    parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    parser.set_defaults(handler=run_train)
+    return parser
+
+
+def run_train(args: argparse.Namespace) -> int:
+    try:
+        return _train(args)
+    except TrainUsageError as error:
+        print(f"pokerai train: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+def _make_trainer(args: argparse.Namespace) -> DeepCFRTrainer:
+    if args.iterations is not None and args.iterations < 1:
+        raise TrainUsageError(f"--iterations must be a positive whole number, got {args.iterations}")
+    try:
+        if args.resume:
+            if not Path(args.resume).is_dir():
+                raise TrainUsageError(f"--resume {args.resume!r}: no such run folder")
+            trainer = DeepCFRTrainer.resume(args.resume, device=args.device)
+            if args.iterations is not None:
+                trainer.config = replace(trainer.config, iterations=args.iterations)
+            return trainer
+        config = load_deepcfr_config(args.config)
+        if args.iterations is not None:
+            config = replace(config, iterations=args.iterations)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(args.runs_dir) / f"{config.name}__deepcfr__{config.seed}__{stamp}"
+        run_dir.mkdir(parents=True, exist_ok=False)
+        (run_dir / "config.yaml").write_text(dump_config(config))
+        return DeepCFRTrainer(config, run_dir, device=args.device)
+    except (ConfigError, CheckpointError) as error:
+        raise TrainUsageError(str(error)) from None
+    except FileExistsError as error:
+        raise TrainUsageError(f"run folder {error.filename!r} already exists") from None
+    except ValueError as error:  # e.g. --device cuda without a GPU
+        raise TrainUsageError(str(error)) from None
+
+
+def _train(args: argparse.Namespace) -> int:
+    trainer = _make_trainer(args)
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(trainer.run_dir), purge_step=trainer.iteration + 1)
+    if trainer.iteration == 0:
+        writer.add_text("config", "```\n" + dump_config(trainer.config) + "\n```", 0)
+    evaluator = (
+        (lambda t: {"eval/exploitability": policy_exploitability(t)})
+        if trainer.config.game == "leduc"
+        else None
+    )
+    total = trainer.config.iterations
+    bar = progress_bar(total, "iteration")
+    if bar is not None:
+        bar.update_to(trainer.iteration)
+    start = time.perf_counter()
+
+    def log(iteration: int, scalars: dict[str, float]) -> None:
+        for tag, value in scalars.items():
+            writer.add_scalar(tag, value, iteration)
+        writer.flush()
+        if bar is not None:
+            bar.update_to(iteration)
+        elif not args.json:
+            shown = ", ".join(
+                f"{tag} {value:.4g}"
+                for tag, value in scalars.items()
+                if tag.startswith(("loss/advantage", "eval/")) or tag == "perf/traversals_per_s"
+            )
+            print(f"iteration {iteration}/{total}: {shown}", file=sys.stderr, flush=True)
+
+    try:
+        final = trainer.train(evaluator=evaluator, log=log)
+    finally:
+        writer.close()
+        if bar is not None:
+            bar.close()
+    payload = {
+        "run_dir": str(trainer.run_dir),
+        "iterations": trainer.iteration,
+        "seconds": round(time.perf_counter() - start, 2),
+        "final": final,
+    }
+    lines = [f"run {trainer.run_dir}: {trainer.iteration} iterations"]
+    lines += [f"  {tag:<32} {value:.6g}" for tag, value in sorted(final.items())]
+    lines.append(f"tensorboard --logdir {trainer.run_dir}")
+    emit(payload, "\n".join(lines), args.json)
+    return 0

@@ -1,0 +1,51 @@
+"""The ``pokerai train`` command-line contract: a tiny run, resume, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pokerai.cli.main import main
+
+TINY = """
+name: tiny
+game: leduc
+iterations: 2
+traversals_per_iteration: 20
+network: {hidden_sizes: [8]}
+advantage: {steps: 3, batch_size: 32, buffer_capacity: 200}
+policy: {steps: 3, batch_size: 32, buffer_capacity: 200}
+evaluation: {every: 1}
+checkpoint_every: 1
+"""
+
+
+def test_a_tiny_run_then_resume(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    assert main(["train", "--config", str(config), "--runs-dir", str(tmp_path / "runs"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    run = Path(data["run_dir"])
+    assert run.parent == tmp_path / "runs" and run.name.startswith("tiny__deepcfr__0__")
+    assert data["iterations"] == 2 and "eval/exploitability" in data["final"]
+    assert (run / "checkpoint.pt").is_file() and (run / "config.yaml").is_file()
+    assert list(run.glob("events.out.tfevents.*"))  # TensorBoard events
+    assert main(["train", "--resume", str(run), "--iterations", "3", "--json"]) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["iterations"] == 3 and resumed["run_dir"] == str(run)
+
+
+def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "bad.yaml"
+    config.write_text("iterations: 2\nadvantage: {stesp: 3}\n")
+    assert main(["train", "--config", str(config), "--runs-dir", str(tmp_path)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "unknown key 'stesp' in advantage" in error
+    assert main(["train", "--resume", str(tmp_path / "nowhere")]) == 2
+    assert "no such run folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["train", "--resume", str(tmp_path / "empty")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "checkpoint.pt" in error

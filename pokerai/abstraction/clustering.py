@@ -612,27 +612,24 @@ def weighted_midranks(values: npt.ArrayLike, weights: npt.ArrayLike) -> npt.NDAr
     ``values``: [N] real; ``weights``: [N] non-negative with a positive total.
     Returns float64 [N] in ``[0, 1]``; equal values get equal mid-ranks.
     """
-    value_array = np.asarray(values, dtype=np.float64)
-    weight_array = np.asarray(weights, dtype=np.float64)
-    if value_array.ndim != 1 or weight_array.shape != value_array.shape:
-        raise ValueError(
-            f"values and weights must be matching [N] arrays, got {value_array.shape} "
-            f"and {weight_array.shape}"
-        )
-    _check_values(value_array)
-    _check_weights(weight_array)
-    numerator, total = _midrank_parts(value_array, weight_array)
+    numerator, total = _midrank_parts(values, weights)
     return numerator / (2.0 * total)
 
 
-def _midrank_parts(
-    values: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]
-) -> tuple[npt.NDArray[np.float64], float]:
-    """``2 P(V < v) + P(V = v)`` unnormalised (float64 [N]) and the total weight.
+def _midrank_parts(values: npt.ArrayLike, weights: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], float]:
+    """``2 P(V < v) + P(V = v)`` unnormalised (float64 [N]) and the total weight, inputs checked.
 
     Kept unnormalised so that integer weights give exact integers and bucket
     boundaries are decided without rounding.
     """
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    if values.ndim != 1 or weights.shape != values.shape:
+        raise ValueError(
+            f"values and weights must be matching [N] arrays, got {values.shape} and {weights.shape}"
+        )
+    _check_values(values)
+    _check_weights(weights)
     distinct, inverse = np.unique(values, return_inverse=True)
     group_weight = np.bincount(inverse.ravel(), weights=weights, minlength=distinct.shape[0])
     below = np.concatenate(([0.0], np.cumsum(group_weight)[:-1]))
@@ -653,16 +650,7 @@ def percentile_buckets(
     """
     if num_buckets < 1:
         raise ValueError(f"num_buckets must be >= 1, got {num_buckets}")
-    value_array = np.asarray(values, dtype=np.float64)
-    weight_array = np.asarray(weights, dtype=np.float64)
-    if value_array.ndim != 1 or weight_array.shape != value_array.shape:
-        raise ValueError(
-            f"values and weights must be matching [N] arrays, got {value_array.shape} "
-            f"and {weight_array.shape}"
-        )
-    _check_values(value_array)
-    _check_weights(weight_array)
-    numerator, total = _midrank_parts(value_array, weight_array)
+    numerator, total = _midrank_parts(values, weights)
     # num_buckets * numerator is exact for integer weights, so exact boundaries floor correctly.
     buckets = np.floor(num_buckets * numerator / (2.0 * total)).astype(np.int64)
     return np.minimum(buckets, num_buckets - 1).astype(np.int32)

@@ -1,9 +1,10 @@
 """Agents named by a spec string, as on the command line: ``random``, ``call``, ``heuristic``, ...
 
 ``make_agent(spec)`` builds a fresh agent. Specs with a colon name an agent
-that loads a file (``blueprint:PATH``, ``search:PATH``); those kinds are not
-available yet and say so. Anything else is a ``ValueError`` that names the
-spec and lists the valid ones.
+that loads a file: ``blueprint:PATH`` plays an exported Deep CFR blueprint
+(a folder written by :func:`pokerai.deepcfr.export.export_policy`, or its
+``policy.pt``); ``search:PATH`` is not available yet and says so. Anything else
+is a ``ValueError`` that names the spec and lists the valid ones.
 """
 
 from __future__ import annotations
@@ -31,8 +32,17 @@ _FACTORIES: dict[str, Callable[[], Agent]] = {
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 """The specs ``make_agent`` accepts without a path."""
 
+
+def _blueprint(path: str) -> Agent:
+    from pokerai.agents.blueprint import load_blueprint_agent
+
+    return load_blueprint_agent(path)
+
+
+_PATH_FACTORIES: dict[str, Callable[[str], Agent]] = {"blueprint": _blueprint}
+
 PATH_AGENT_KINDS: tuple[str, ...] = ("blueprint", "search")
-"""Spec kinds that take a path (``KIND:PATH``); not available yet."""
+"""Spec kinds that take a path (``KIND:PATH``); those without a factory are not available yet."""
 
 
 def make_agent(spec: str) -> Agent:
@@ -41,7 +51,15 @@ def make_agent(spec: str) -> Agent:
         raise ValueError(f"agent spec {spec!r} is not a string; valid specs: {_valid_specs()}")
     name = spec.strip()
     if ":" in name:
-        kind = name.partition(":")[0]
+        kind, _, path = name.partition(":")
+        path_factory = _PATH_FACTORIES.get(kind)
+        if path_factory is not None:
+            if not path.strip():
+                raise ValueError(f"agent spec {spec!r} names no file: write {kind}:PATH")
+            try:
+                return path_factory(path.strip())
+            except ValueError as error:
+                raise ValueError(f"agent spec {spec!r}: {error}") from None
         if kind in PATH_AGENT_KINDS:
             raise ValueError(
                 f"agent spec {spec!r}: {kind} agents are not available yet; valid specs: {_valid_specs()}"

@@ -6,7 +6,9 @@
 
 A run writes ``runs/<name>__deepcfr__<seed>__<time>/``: ``config.yaml``, TensorBoard events
 (``loss/advantage_p0``, ``loss/policy_p0``, ``buffer/size_p0``, ``perf/traversals_per_s``,
-``eval/exploitability`` on Leduc, ...) and ``checkpoint.pt`` (atomic; resumable exactly).
+``eval/exploitability`` on Leduc, ``eval/mbb_vs_heuristic`` on hold'em), ``checkpoint.pt``
+(atomic; resumable exactly) and, at the end, ``blueprint/`` (the policy networks and config
+that ``blueprint:PATH`` agents load).
 Bad input (an unknown config key, a corrupt checkpoint) is one sentence on stderr, exit 2.
 """
 
@@ -21,6 +23,7 @@ from typing import Any
 from pokerai.cli.output import emit, progress_bar
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.checkpoint import CheckpointError
+from pokerai.deepcfr.export import export_policy
 from pokerai.deepcfr.trainer import (
     DeepCFRTrainer,
     load_deepcfr_config,
@@ -127,14 +130,17 @@ def _train(args: argparse.Namespace) -> int:
         writer.close()
         if bar is not None:
             bar.close()
+    blueprint = export_policy(trainer, trainer.run_dir / "blueprint")
     payload = {
         "run_dir": str(trainer.run_dir),
+        "blueprint": str(blueprint.parent),
         "iterations": trainer.iteration,
         "seconds": round(time.perf_counter() - start, 2),
         "final": final,
     }
     lines = [f"run {trainer.run_dir}: {trainer.iteration} iterations"]
     lines += [f"  {tag:<32} {value:.6g}" for tag, value in sorted(final.items())]
+    lines.append(f"blueprint (policy networks + config): {blueprint.parent}")
     lines.append(f"tensorboard --logdir {trainer.run_dir}")
     emit(payload, "\n".join(lines), args.json)
     return 0

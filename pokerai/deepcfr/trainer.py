@@ -84,6 +84,10 @@ class Evaluation:
     """What is measured during training, every ``every`` iterations and at the end."""
 
     every: int = field(default=10, metadata={"min": 1, "help": "iterations between evaluations"})
+    hunl_pairs: int = field(
+        default=200,
+        metadata={"min": 0, "help": "hold'em: duplicate pairs against the heuristic per evaluation (0 off)"},
+    )
 
 
 @dataclass(frozen=True)
@@ -181,7 +185,7 @@ class DeepCFRTrainer:
         network = self.networks[f"advantage_p{player}"]
         with torch.inference_mode():
             advantages = network(self.features(records))
-            mask = torch.from_numpy(masks).to(self.device)
+            mask = torch.from_numpy(np.array(masks, dtype=bool)).to(self.device)
             probabilities = regret_matching(advantages.double(), mask).cpu().numpy()
         return probabilities
 
@@ -192,7 +196,7 @@ class DeepCFRTrainer:
         network = self.networks[f"policy_p{player}"]
         with torch.inference_mode():
             logits = network(self.features(records)).double()
-            logits = logits.masked_fill(~torch.from_numpy(masks).to(self.device), -math.inf)
+            logits = logits.masked_fill(torch.from_numpy(~masks).to(self.device), -math.inf)
             return torch.softmax(logits, dim=1).cpu().numpy()
 
     # ------------------------------------------------------------------ training

@@ -24,12 +24,14 @@ together -- batched and unbatched runs produce the same samples.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from pokerai.games.protocol import CHANCE, TERMINAL
 
 StrategyFunction = Callable[[int, npt.NDArray[Any], npt.NDArray[np.bool_]], npt.NDArray[np.float64]]
 """``strategy_fn(player, records [N] (record dtype), masks bool [N, S]) -> probabilities [N, S]``."""
@@ -86,14 +88,30 @@ def legal_mask(state: Any, num_slots: int) -> npt.NDArray[np.bool_]:
     return mask
 
 
+def _draw(probabilities: Sequence[float] | npt.NDArray[np.float64], rng: np.random.Generator) -> int:
+    """An index drawn from ``probabilities`` (non-negative, positive sum) with one uniform number.
+
+    Cheaper than ``rng.choice(n, p=...)``, which validates and copies on every call.
+    """
+    threshold = rng.random() * float(np.sum(probabilities))
+    cumulative = 0.0
+    last = 0
+    for index, probability in enumerate(probabilities):
+        if probability > 0:
+            cumulative += probability
+            last = index
+            if threshold < cumulative:
+                return index
+    return last  # rounding left the threshold at the very top
+
+
 def sample_chance(state: Any, rng: np.random.Generator) -> Any:
     """The child of a chance node drawn from its outcome distribution (or ``state.sample_chance``)."""
     sampler = getattr(state, "sample_chance", None)
     if sampler is not None:
         return sampler(rng)
     outcomes = state.chance_outcomes()
-    probabilities = np.array([probability for _, probability in outcomes])
-    choice = int(rng.choice(len(outcomes), p=probabilities / probabilities.sum()))
+    choice = _draw([probability for _, probability in outcomes], rng)
     return state.child(outcomes[choice][0])
 
 
@@ -113,11 +131,12 @@ def _traverse(
     collector: _Collector,
 ) -> Generator[_Query, npt.NDArray[np.float64], float]:
     """One external-sampling traversal from ``state``; returns the traverser's sampled value."""
-    while state.is_chance():
-        state = sample_chance(state, rng)
-    if state.is_terminal():
-        return float(state.returns()[traverser])
     player = state.current_player()
+    while player == CHANCE:
+        state = sample_chance(state, rng)
+        player = state.current_player()
+    if player == TERMINAL:
+        return float(state.returns()[traverser])
     collector.nodes += 1
     mask = legal_mask(state, num_slots)
     record = encoder.record(state, player)
@@ -133,7 +152,7 @@ def _traverse(
         collector.advantage.append((record, mask, regrets))
         return value
     collector.strategy.append((record, mask, strategy, player))
-    sampled = int(rng.choice(num_slots, p=strategy))
+    sampled = _draw(strategy, rng)
     return (yield from _traverse(state.child(sampled), traverser, encoder, num_slots, rng, collector))
 
 

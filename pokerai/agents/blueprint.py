@@ -1,0 +1,211 @@
+"""The Deep CFR blueprint as a hold'em agent: the policy network of its seat, played on the bet menu.
+
+A :class:`BlueprintAgent` sees an engine :class:`~pokerai.agents.base.Observation`
+and answers the way the blueprint's learning game
+(:class:`~pokerai.games.hunl.HUNLGame`) would at the same point:
+
+1. **Seat.** The learning game always seats the button as player 0, so the
+   blueprint seat is 0 when the observer is on the button and 1 otherwise,
+   whatever the engine's player index.
+2. **State.** The observation carries the public history but no street
+   boundaries, which the raises feature needs, and the bet menu is defined on
+   an engine state. So the agent replays ``observation.history`` on a fresh
+   :class:`~pokerai.engine.state.HUNLState` of the observed game, dealt from
+   a deck of its own hole cards, placeholder cards for the opponent and the
+   known board (placeholders never influence the betting), and checks that the
+   replay reaches the observed stacks, bets and street.
+3. **Record.** From that state it builds exactly the
+   :class:`~pokerai.deepcfr.encoding.HUNLEncoder` record of the learning game
+   (seat, sorted hole cards, flop ascending then turn and river, street, pot,
+   both stacks, amount to call, bets and raises on this street).
+4. **Action.** :func:`~pokerai.abstraction.bets.slot_actions` on the replayed
+   state gives the legal slots of the blueprint's bet menu and their engine
+   actions; the agent samples a slot from the policy (or takes the most likely
+   one with ``sample=False``) and returns its action.
+
+Other games than the blueprint's. The agent plays any blinds and stacks: chip
+amounts in the record are rescaled by the ratio of the big blinds, so a
+blueprint trained at 50/100 reads a 1/2 game in big blinds. Opponent bets off
+the menu need no translation, because the policy reads only the features of the
+current state, never the action sequence. The menu's sizes are computed on the
+observed state, so every returned action is legal there. Stacks deeper or
+shallower (in big blinds) than in training are outside what the network saw;
+it still plays, but its features are then off its training distribution.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.abstraction.bets import slot_actions
+from pokerai.agents.base import Agent, Observation
+from pokerai.agents.baselines import is_same_action
+from pokerai.deepcfr.encoding import NOT_DEALT
+from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.games.hunl import HUNLGame
+
+BUTTON_SEAT, BIG_BLIND_SEAT = 0, 1
+"""Seats of the blueprint's learning game."""
+
+
+def blueprint_seat(observation: Observation) -> int:
+    """The learning-game seat of the observer: 0 on the button, 1 in the big blind."""
+    return BUTTON_SEAT if observation.player == observation.button else BIG_BLIND_SEAT
+
+
+def replay_observation(observation: Observation) -> HUNLState:
+    """An engine state consistent with ``observation``: its history replayed with placeholder hidden cards.
+
+    The observer's hole cards and the known board are real; the opponent's hole
+    cards and the undealt board are the lowest unused card ids (marked unknown
+    in ``hole_cards_known``). Raises ``ValueError`` if the history does not
+    replay or does not reach the observed street, stacks, bets and pot.
+    """
+    player = observation.player
+    known = [*observation.hole_cards, *observation.board]
+    if len(set(known)) != len(known) or not all(0 <= card < NUM_CARDS for card in known):
+        raise ValueError(
+            f"observation cards {known} are not distinct card ids 0..{NUM_CARDS - 1} (hole cards, then board)"
+        )
+    filler = iter(card for card in range(NUM_CARDS) if card not in set(known))
+    hole: list[list[int]] = [[], []]
+    hole[player] = list(observation.hole_cards)
+    hole[1 - player] = [next(filler), next(filler)]
+    board = [*observation.board, *(next(filler) for _ in range(5 - len(observation.board)))]
+    state = HUNLState.new(observation.config, observation.button, deck=[*hole[0], *hole[1], *board])
+    state.hole_cards_known = (player == 0, player == 1)
+    for action in observation.history:
+        try:
+            state.apply(action)
+        except ValueError as error:
+            raise ValueError(f"the observation's history does not replay at ({action}): {error}") from None
+    replayed = (state.to_act, state.street, tuple(state.stacks), tuple(state.bets), state.pot)
+    observed = (player, observation.street, observation.stacks, observation.bets, observation.pot)
+    if replayed != observed:
+        raise ValueError(
+            f"the observation's history leads to (to act, street, stacks, bets, pot) = {replayed}, "
+            f"not the observed {observed}"
+        )
+    return state
+
+
+def observation_record(
+    observation: Observation, state: HUNLState, chip_scale: float = 1.0
+) -> tuple[Any, ...]:
+    """The ``HUNLEncoder`` record of the observer at the replayed ``state`` (see :func:`replay_observation`).
+
+    Equal to ``HUNLEncoder.record(game_state, seat)`` for the learning-game state
+    with the same cards and betting. ``chip_scale`` multiplies the chip fields
+    (pot, stacks, amount to call; rounded to whole chips) to express another
+    game's chips in the blueprint's.
+    """
+    player = observation.player
+    opponent = 1 - player
+    dealt = observation.board
+    board = [*sorted(dealt[:3]), *dealt[3:]]
+    board += [NOT_DEALT] * (5 - len(board))
+    owed = max(0, min(state.bets[opponent] - state.bets[player], state.stacks[player]))
+    start = state.street_starts[state.street]
+    raises = sum(1 for action in state.history[start:] if action.kind is ActionKind.RAISE)
+
+    def chips(amount: int) -> int:
+        return amount if chip_scale == 1.0 else round(amount * chip_scale)
+
+    return (
+        blueprint_seat(observation),
+        sorted(observation.hole_cards),
+        board,
+        state.street,
+        chips(state.pot),
+        chips(state.stacks[player]),
+        chips(state.stacks[opponent]),
+        chips(owed),
+        min(raises, 255),
+    )
+
+
+class BlueprintAgent(Agent):
+    """Plays a hold'em :class:`~pokerai.deepcfr.export.Blueprint` (module docstring).
+
+    ``sample=True`` draws a slot from the policy with one uniform number from
+    the ``rng`` per decision; ``sample=False`` plays the most likely slot (the
+    lowest on ties) and uses no randomness.
+    """
+
+    name = "blueprint"
+
+    def __init__(self, blueprint: Blueprint, *, sample: bool = True) -> None:
+        if not isinstance(blueprint, Blueprint):
+            raise ValueError(f"BlueprintAgent needs a Blueprint, not {blueprint!r}")
+        if not isinstance(blueprint.game, HUNLGame):
+            raise ValueError(
+                f"blueprint of {getattr(blueprint.game, 'name', blueprint.game)!r} is not a hold'em "
+                "blueprint; BlueprintAgent plays only HUNL ones"
+            )
+        self.blueprint = blueprint
+        self.sample = sample
+        self._game: HUNLGame = blueprint.game
+
+    def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
+        """The policy's probabilities float64 ``[num_slots]`` (0 on illegal slots) and each slot's action."""
+        state = replay_observation(observation)
+        mask, actions = slot_actions(state, self._game.bets)
+        chip_scale = self._game.config.big_blind / observation.config.big_blind
+        records = np.empty(1, dtype=self.blueprint.encoder.record_dtype)
+        records[0] = observation_record(observation, state, chip_scale)
+        probabilities = self.blueprint.probabilities_batch(
+            records, mask[np.newaxis, :], blueprint_seat(observation)
+        )[0]
+        if not np.all(np.isfinite(probabilities)):
+            raise ValueError(f"the blueprint's policy gave non-finite probabilities {probabilities.tolist()}")
+        return probabilities, actions
+
+    def _choose(self, probabilities: npt.NDArray[np.float64], rng: np.random.Generator | None) -> int:
+        if not self.sample or rng is None:
+            return int(np.argmax(probabilities))
+        cumulative = np.cumsum(probabilities)
+        slot = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+        # Rounding can put the draw at the very end; the last slot with probability owns it.
+        return min(slot, int(np.flatnonzero(probabilities > 0)[-1]))
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
+        probabilities, actions = self.decision(observation)
+        action = actions[self._choose(probabilities, rng)]
+        assert action is not None, "the chosen slot has positive probability, so it is legal"
+        return action
+
+    def action_probability(self, observation: Observation, action: Action) -> float | None:
+        """Probability that :meth:`act` returns ``action`` (0 for actions off the menu)."""
+        probabilities, actions = self.decision(observation)
+        if not self.sample:
+            chosen = actions[self._choose(probabilities, None)]
+            return float(chosen is not None and is_same_action(observation, chosen, action))
+        return float(
+            sum(
+                probabilities[slot]
+                for slot, candidate in enumerate(actions)
+                if candidate is not None and is_same_action(observation, candidate, action)
+            )
+        )
+
+
+def load_blueprint_agent(path: str, *, sample: bool = True) -> BlueprintAgent:
+    """A :class:`BlueprintAgent` for the blueprint folder (or ``policy.pt``) at ``path``.
+
+    Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the path.
+    """
+    return BlueprintAgent(Blueprint.load(path), sample=sample)
+
+
+__all__ = [
+    "BlueprintAgent",
+    "blueprint_seat",
+    "load_blueprint_agent",
+    "observation_record",
+    "replay_observation",
+]

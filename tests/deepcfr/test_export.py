@@ -1,0 +1,149 @@
+"""Blueprint export: the policy networks alone, reloaded to give exactly the trainer's average strategy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from pokerai.deepcfr.checkpoint import CheckpointError, save_checkpoint
+from pokerai.deepcfr.export import CONFIG_FILE, POLICY_FILE, Blueprint, export_policy
+from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
+from pokerai.games.hunl import HUNLGameState
+
+TINY_HUNL: dict[str, Any] = {
+    "game": "hunl",
+    "iterations": 1,
+    "traversals_per_iteration": 4,
+    "network": {"hidden_sizes": [8]},
+    "advantage": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
+    "policy": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
+    "evaluation": {"every": 1},
+    "checkpoint_every": 1,
+}
+
+
+@pytest.fixture(scope="module")
+def trainer(tmp_path_factory: pytest.TempPathFactory) -> DeepCFRTrainer:
+    trainer = DeepCFRTrainer(load_deepcfr_config(TINY_HUNL), tmp_path_factory.mktemp("run"))
+    trainer.run_iteration()
+    trainer.train_policies()
+    return trainer
+
+
+@pytest.fixture(scope="module")
+def exported(trainer: DeepCFRTrainer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return export_policy(trainer, tmp_path_factory.mktemp("blueprint")).parent
+
+
+def decision_states(trainer: DeepCFRTrainer, hands: int, seed: int = 0) -> list[HUNLGameState]:
+    """Every decision of ``hands`` hands played with uniformly random legal slots."""
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(hands):
+        state = trainer.game.deal(rng)
+        while state.current_player() in (0, 1):
+            states.append(state)
+            state = state.child(int(rng.choice(state.legal_actions())))
+    return states
+
+
+def test_export_writes_a_small_self_contained_folder(trainer: DeepCFRTrainer, exported: Path) -> None:
+    policy = exported / POLICY_FILE
+    assert policy.is_file() and (exported / CONFIG_FILE).is_file()
+    assert load_deepcfr_config(exported / CONFIG_FILE) == trainer.config
+    parameters = sum(
+        parameter.numel()
+        for name in ("policy_p0", "policy_p1")
+        for parameter in trainer.networks[name].parameters()
+    )
+    # float32 parameters plus framing and config; far less than a training checkpoint with reservoirs.
+    assert policy.stat().st_size < 4 * parameters + 64 * 1024
+    assert policy.stat().st_size < trainer.save().stat().st_size
+
+
+def test_loaded_blueprint_plays_the_trainers_average_strategy(
+    trainer: DeepCFRTrainer, exported: Path
+) -> None:
+    for given in (exported, exported / POLICY_FILE, str(exported)):
+        blueprint = Blueprint.load(given)
+        assert blueprint.iteration == trainer.iteration
+        assert blueprint.config == trainer.config
+    states = decision_states(trainer, hands=25)
+    streets = {(state.current_player(), state.street) for state in states}
+    assert {0, 1} == {seat for seat, _ in streets} and len({street for _, street in streets}) >= 2
+    for state in states:
+        seat = state.current_player()
+        probabilities = blueprint.probabilities(state)
+        records = np.array([trainer.encoder.record(state, seat)], dtype=trainer.encoder.record_dtype)
+        expected = trainer.average_strategy(seat, records, np.array([state.legal_mask()]))[0]
+        assert probabilities.dtype == np.float64 and probabilities.shape == (trainer.num_slots,)
+        np.testing.assert_allclose(probabilities, expected, rtol=0, atol=1e-12)
+        assert np.all(probabilities[~state.legal_mask()] == 0.0)
+        assert probabilities.sum() == pytest.approx(1.0)
+
+
+def test_batched_probabilities_match_single_ones(trainer: DeepCFRTrainer, exported: Path) -> None:
+    blueprint = Blueprint.load(exported)
+    states = [state for state in decision_states(trainer, hands=10, seed=1) if state.current_player() == 1]
+    records = np.array(
+        [blueprint.encoder.record(state, 1) for state in states], dtype=blueprint.encoder.record_dtype
+    )
+    masks = np.stack([state.legal_mask() for state in states])
+    batch = blueprint.probabilities_batch(records, masks, 1)
+    np.testing.assert_allclose(
+        batch, np.stack([blueprint.probabilities(state) for state in states]), atol=1e-6
+    )
+    with pytest.raises(ValueError, match="seat 2"):
+        blueprint.probabilities_batch(records, masks, 2)
+    with pytest.raises(ValueError, match="masks must have shape"):
+        blueprint.probabilities_batch(records, masks[:, :2], 0)
+
+
+def test_from_trainer_is_a_snapshot(trainer: DeepCFRTrainer, exported: Path) -> None:
+    snapshot = Blueprint.from_trainer(trainer)
+    loaded = Blueprint.load(exported)
+    state = decision_states(trainer, hands=1, seed=2)[0]
+    before = snapshot.probabilities(state)
+    np.testing.assert_array_equal(before, loaded.probabilities(state))
+    network = trainer.networks["policy_p0"]
+    saved = {key: value.clone() for key, value in network.state_dict().items()}
+    try:
+        with torch.no_grad():
+            for parameter in network.parameters():
+                parameter.add_(1.0)
+        np.testing.assert_array_equal(snapshot.probabilities(state), before)
+    finally:
+        network.load_state_dict(saved)
+
+
+def test_untrained_policies_are_not_exported(tmp_path: Path) -> None:
+    fresh = DeepCFRTrainer(load_deepcfr_config(TINY_HUNL), tmp_path / "run")
+    with pytest.raises(ValueError, match="train_policies"):
+        export_policy(fresh, tmp_path / "blueprint")
+    assert not (tmp_path / "blueprint").exists()
+
+
+def test_bad_blueprints_are_refused_with_one_sentence(
+    trainer: DeepCFRTrainer, exported: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(CheckpointError, match="does not exist"):
+        Blueprint.load(tmp_path / "nowhere.pt")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match=r"holds no policy\.pt"):
+        Blueprint.load(tmp_path / "empty")
+    corrupt = tmp_path / "corrupt.pt"
+    data = bytearray((exported / POLICY_FILE).read_bytes())
+    data[-10] ^= 0xFF
+    corrupt.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        Blueprint.load(corrupt)
+    with pytest.raises(CheckpointError, match="training checkpoint, not a blueprint"):
+        Blueprint.load(trainer.save(tmp_path / "checkpoint.pt"))
+    with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
+        Blueprint.load(save_checkpoint(tmp_path / "other.pt", {"kind": "something"}))
+    with pytest.raises(CheckpointError, match="lacks"):
+        Blueprint.load(save_checkpoint(tmp_path / "partial.pt", {"kind": "pokerai-blueprint"}))

@@ -1,0 +1,143 @@
+"""Deep CFR on Leduc: pokerai against OpenSpiel's PyTorch ``DeepCFRSolver``, same clock, same traversals.
+
+    pip install -e ".[dev,peers]"
+    python benchmarks/bench_deepcfr_leduc.py                       # 40 s and 100 s budgets, ~8 minutes
+    python benchmarks/bench_deepcfr_leduc.py --budgets 20 40 100 300
+
+Both solvers run in this process, one after the other, on the same CPU threads. Each runs
+iteration by iteration; at every budget (seconds of training) the policy network is trained
+(its time counts) and the exact exploitability of the policy network is computed (its time
+does not count). OpenSpiel's loop is the body of ``DeepCFRSolver.solve`` driven one iteration
+at a time, with the hyperparameters of its ``examples/deep_cfr_pytorch.py``; pokerai uses
+``configs/leduc_deepcfr.yaml``. Exploitability is NashConv / 2 for both (chips per game).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config, policy_exploitability
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_pokerai(budgets: list[float], run_dir: Path) -> list[dict[str, Any]]:
+    config = load_deepcfr_config(ROOT / "configs" / "leduc_deepcfr.yaml")
+    config = load_deepcfr_config({**_plain(config), "iterations": 10**6, "checkpoint_every": 10**6})
+    trainer = DeepCFRTrainer(config, run_dir)
+    rows = []
+    clock = 0.0
+    for budget in budgets:
+        while clock < budget:
+            start = time.perf_counter()
+            trainer.run_iteration()
+            clock += time.perf_counter() - start
+        start = time.perf_counter()
+        trainer.train_policies()
+        clock += time.perf_counter() - start
+        rows.append(
+            {
+                "solver": "pokerai",
+                "budget": budget,
+                "seconds": clock,
+                "iterations": trainer.iteration,
+                "traversals": trainer.total_traversals // 2,
+                "exploitability": policy_exploitability(trainer),
+            }
+        )
+    return rows
+
+
+def _plain(config: Any) -> dict[str, Any]:
+    from pokerai.config import config_to_dict
+
+    return config_to_dict(config)
+
+
+def run_open_spiel(budgets: list[float]) -> list[dict[str, Any]]:
+    import pyspiel
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import exploitability
+    from open_spiel.python.pytorch import deep_cfr
+
+    game = pyspiel.load_game("leduc_poker")
+    solver = deep_cfr.DeepCFRSolver(
+        game,
+        policy_network_layers=(64,),
+        advantage_network_layers=(64,),
+        num_iterations=10**6,
+        num_traversals=375,
+        reinitialize_advantage_networks=True,
+        learning_rate=1e-3,
+        batch_size_advantage=256,
+        batch_size_strategy=256,
+        memory_capacity=100_000,
+        policy_network_train_steps=2500,
+        advantage_network_train_steps=375,
+        seed=0,
+    )
+    rows = []
+    clock = 0.0
+    iterations = 0
+    for budget in budgets:
+        while clock < budget:
+            start = time.perf_counter()
+            for player in range(2):
+                for _ in range(solver._num_traversals):
+                    solver._traverse_game_tree(solver._root_node, player)
+                solver._reinitialize_advantage_network(player)
+                solver._learn_advantage_network(player)
+            solver._iteration += 1
+            iterations += 1
+            clock += time.perf_counter() - start
+        start = time.perf_counter()
+        solver._reinitialize_policy_network()
+        solver._learn_strategy_network()
+        clock += time.perf_counter() - start
+        average = policy.tabular_policy_from_callable(game, solver.action_probabilities)
+        rows.append(
+            {
+                "solver": "open_spiel",
+                "budget": budget,
+                "seconds": clock,
+                "iterations": iterations,
+                "traversals": iterations * solver._num_traversals,
+                "exploitability": float(exploitability.exploitability(game, average)),
+            }
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--budgets", type=float, nargs="+", default=[40.0, 100.0], help="seconds of training")
+    parser.add_argument("--run-dir", type=Path, default=Path("/tmp/pokerai_bench_deepcfr"))
+    args = parser.parse_args()
+    budgets = sorted(args.budgets)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n")
+    rows = run_pokerai(budgets, args.run_dir) + run_open_spiel(budgets)
+    print("| solver | budget | training seconds | iterations | traversals per player | exploitability |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for row in sorted(rows, key=lambda row: (row["budget"], row["solver"])):
+        print(
+            f"| {row['solver']} | {row['budget']:.0f} s | {row['seconds']:.1f} | {row['iterations']:,} "
+            f"| {row['traversals']:,} | {row['exploitability']:.4f} |"
+        )
+    by_budget: dict[float, dict[str, float]] = {}
+    for row in rows:
+        by_budget.setdefault(row["budget"], {})[row["solver"]] = row["exploitability"]
+    print()
+    for budget, values in sorted(by_budget.items()):
+        ratio = values["open_spiel"] / values["pokerai"]
+        print(f"- at {budget:.0f} s: OpenSpiel / pokerai exploitability = {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()

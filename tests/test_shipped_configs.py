@@ -1,0 +1,29 @@
+"""Every config shipped in configs/ loads through its checker, and the shipped blueprint loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pokerai.abstraction.buckets import load_abstraction_config
+from pokerai.deepcfr.export import Blueprint
+from pokerai.deepcfr.trainer import load_deepcfr_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[path.stem for path in CONFIGS])
+def test_config_loads(path: Path) -> None:
+    if path.stem.startswith("abstraction_"):
+        assert load_abstraction_config(path).name == path.stem.removeprefix("abstraction_")
+    else:
+        config = load_deepcfr_config(path)
+        assert config.game in path.stem
+
+
+def test_the_shipped_blueprint_loads_and_matches_its_config() -> None:
+    blueprint = Blueprint.load(ROOT / "checkpoints" / "hunl_tiny")
+    assert blueprint.config == load_deepcfr_config(ROOT / "configs" / "hunl_tiny.yaml")
+    assert (ROOT / "checkpoints" / "hunl_tiny" / "policy.pt").stat().st_size < 5_000_000

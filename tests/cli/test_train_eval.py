@@ -15,17 +15,8 @@ from pokerai.cli.train_eval import hunl_evaluator
 from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from pokerai.eval.duplicate import duplicate_match
+from tests.deepcfr.tiny import TINY_HUNL
 
-TINY_HUNL: dict[str, Any] = {
-    "game": "hunl",
-    "iterations": 1,
-    "traversals_per_iteration": 4,
-    "network": {"hidden_sizes": [8]},
-    "advantage": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
-    "policy": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
-    "evaluation": {"every": 1},
-    "checkpoint_every": 1,
-}
 TAGS = {"eval/mbb_vs_heuristic", "eval/mbb_vs_heuristic_ci95"}
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -13,25 +12,12 @@ from pokerai.deepcfr.checkpoint import CheckpointError, save_checkpoint
 from pokerai.deepcfr.export import CONFIG_FILE, POLICY_FILE, Blueprint, export_policy
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from pokerai.games.hunl import HUNLGameState
-
-TINY_HUNL: dict[str, Any] = {
-    "game": "hunl",
-    "iterations": 1,
-    "traversals_per_iteration": 4,
-    "network": {"hidden_sizes": [8]},
-    "advantage": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
-    "policy": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
-    "evaluation": {"every": 1},
-    "checkpoint_every": 1,
-}
+from tests.deepcfr.tiny import TINY_HUNL, tiny_hunl_trainer
 
 
 @pytest.fixture(scope="module")
 def trainer(tmp_path_factory: pytest.TempPathFactory) -> DeepCFRTrainer:
-    trainer = DeepCFRTrainer(load_deepcfr_config(TINY_HUNL), tmp_path_factory.mktemp("run"))
-    trainer.run_iteration()
-    trainer.train_policies()
-    return trainer
+    return tiny_hunl_trainer(tmp_path_factory.mktemp("run"))
 
 
 @pytest.fixture(scope="module")

@@ -42,6 +42,7 @@ see :func:`pseudo_harmonic` and :func:`translate`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -116,17 +117,23 @@ class BetAbstraction:
 
     def menu(self, street: int) -> BetMenu:
         """The menu of ``street`` (0 preflop, 1 flop, 2 turn, 3 river)."""
+        if type(street) is int and 0 <= street <= 3:  # the hot path of traversals
+            return self._menus[street]
         if isinstance(street, bool) or not isinstance(street, (int, np.integer)) or not 0 <= street <= 3:
             raise ValueError(f"street {street!r} is not 0 (preflop), 1 (flop), 2 (turn) or 3 (river)")
-        return (self.preflop, self.flop, self.turn, self.river)[int(street)]
+        return self._menus[int(street)]
 
-    @property
+    @functools.cached_property
+    def _menus(self) -> tuple[BetMenu, BetMenu, BetMenu, BetMenu]:
+        return (self.preflop, self.flop, self.turn, self.river)
+
+    @functools.cached_property
     def num_slots(self) -> int:
         """Fold, check/call, one slot per pot fraction of the longest menu, and all-in."""
         longest = max(len(self.menu(street).pot_fractions) for street in Street)
         return FIRST_FRACTION_SLOT + longest + 1
 
-    @property
+    @functools.cached_property
     def all_in_slot(self) -> int:
         """The last slot."""
         return self.num_slots - 1

@@ -40,7 +40,13 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.clustering import assign, fit_emd_clusters, histogram_cdfs, percentile_buckets
-from pokerai.abstraction.histograms import STRENGTH_SCALE, RiverStrength, equity_histograms, river_strength
+from pokerai.abstraction.histograms import (
+    STRENGTH_SCALE,
+    RiverStrength,
+    equity_histograms,
+    preflop_combos,
+    river_strength,
+)
 from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, street_indexer
 from pokerai.config import config_to_dict, load_config
 
@@ -352,11 +358,9 @@ def build_abstraction(
     timings["river_strength"] = time.perf_counter() - start
 
     phase = time.perf_counter()
-    preflop = street_indexer(0)
-    hole_combos = np.bincount(preflop.index(_all_holes()), minlength=preflop.size)
-    preflop_table = percentile_buckets(strength.preflop_equity, hole_combos, config.preflop.buckets).astype(
-        np.uint8
-    )
+    preflop_table = percentile_buckets(
+        strength.preflop_equity, preflop_combos(), config.preflop.buckets
+    ).astype(np.uint8)
     river_lookup = percentile_buckets(
         np.arange(STRENGTH_SCALE + 1), strength.mass, config.river.buckets
     ).astype(np.uint8)
@@ -406,8 +410,3 @@ def _cutoffs(lookup: npt.NDArray[np.uint8]) -> list[float]:
     """The smallest river strength (equity) of each bucket."""
     firsts = np.searchsorted(lookup, np.arange(int(lookup.max()) + 1), side="left")
     return [round(float(first) / STRENGTH_SCALE, 6) for first in firsts]
-
-
-def _all_holes() -> npt.NDArray[np.uint8]:
-    first, second = np.triu_indices(52, k=1)
-    return np.stack([first, second], axis=1).astype(np.uint8)

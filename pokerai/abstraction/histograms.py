@@ -27,7 +27,7 @@ From that table:
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -178,6 +178,16 @@ def _board_orbits(boards_size: int, board_tables: tuple) -> npt.NDArray[np.int64
     return weight
 
 
+@functools.cache
+def preflop_combos() -> npt.NDArray[np.int64]:
+    """How many of the 1,326 hole-card pairs each of the 169 preflop classes holds (4, 6 or 12)."""
+    first, second = np.triu_indices(52, k=1)
+    holes = np.stack([first, second], axis=1).astype(np.uint8)
+    combos = np.bincount(street_indexer(0).index(holes), minlength=street_indexer(0).size)
+    combos.setflags(write=False)
+    return combos
+
+
 @dataclass(frozen=True)
 class RiverStrength:
     """The exact river-strength table and what the same pass yields.
@@ -231,11 +241,7 @@ def river_strength(progress: Callable[[int, int], None] | None = None) -> RiverS
         if progress is not None:
             progress(first + count, boards.size)
     # Each preflop class's raw deals: its hole combos times C(50, 5) boards.
-    hole_combos = np.bincount(
-        preflop.index(np.array(list(itertools.combinations(range(52), 2)), dtype=np.uint8)),
-        minlength=preflop.size,
-    )
-    preflop_equity = preflop_sum.sum(axis=0) / (STRENGTH_SCALE * hole_combos * math.comb(50, 5))
+    preflop_equity = preflop_sum.sum(axis=0) / (STRENGTH_SCALE * preflop_combos() * math.comb(50, 5))
     return RiverStrength(numerators, mass.sum(axis=0), preflop_equity)
 
 

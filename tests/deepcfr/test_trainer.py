@@ -33,7 +33,7 @@ TINY: dict[str, Any] = {
 
 
 class Stop(Exception):
-    pass
+    """Raised from a callback to interrupt a run, as a crash would."""
 
 
 def outputs(trainer: DeepCFRTrainer) -> dict[str, torch.Tensor]:

@@ -14,8 +14,10 @@ from typing import Any, NoReturn
 
 from pokerai import __version__
 from pokerai.cli.abstraction import register as register_abstraction
+from pokerai.cli.acpc import register as register_acpc
 from pokerai.cli.evaluate import register as register_eval
 from pokerai.cli.output import emit, progress_bar
+from pokerai.cli.play import register as register_play
 from pokerai.cli.train import register as register_train
 from pokerai.engine.equity import describe, equity
 from pokerai.games import GAME_NAMES, make_game
@@ -153,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     register_abstraction(commands)
     register_eval(commands)
     register_train(commands)
+    register_play(commands)
+    register_acpc(commands)
     return parser
 
 

@@ -3,6 +3,7 @@
     pip install -e ".[dev,peers]"
     python benchmarks/bench_deepcfr_leduc.py                       # 40 s and 100 s budgets, ~8 minutes
     python benchmarks/bench_deepcfr_leduc.py --budgets 20 40 100 300
+    python benchmarks/bench_deepcfr_leduc.py --budgets 40 100 600 --no-open-spiel --config my.yaml
 
 Both solvers run in this process, one after the other, on the same CPU threads. Each runs
 iteration by iteration; at every budget (seconds of training) the policy network is trained
@@ -15,6 +16,7 @@ at a time, with the hyperparameters of its ``examples/deep_cfr_pytorch.py``; pok
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,8 +28,8 @@ from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config, policy_
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_pokerai(budgets: list[float], run_dir: Path) -> list[dict[str, Any]]:
-    config = load_deepcfr_config(ROOT / "configs" / "leduc_deepcfr.yaml")
+def run_pokerai(budgets: list[float], run_dir: Path, config_path: Path) -> list[dict[str, Any]]:
+    config = load_deepcfr_config(config_path)
     config = load_deepcfr_config({**_plain(config), "iterations": 10**6, "checkpoint_every": 10**6})
     trainer = DeepCFRTrainer(config, run_dir)
     rows = []
@@ -50,6 +52,7 @@ def run_pokerai(budgets: list[float], run_dir: Path) -> list[dict[str, Any]]:
                 "exploitability": policy_exploitability(trainer),
             }
         )
+        print(f"pokerai: {rows[-1]}", file=sys.stderr, flush=True)
     return rows
 
 
@@ -119,10 +122,14 @@ def main() -> None:
     )
     parser.add_argument("--budgets", type=float, nargs="+", default=[40.0, 100.0], help="seconds of training")
     parser.add_argument("--run-dir", type=Path, default=Path("/tmp/pokerai_bench_deepcfr"))
+    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "leduc_deepcfr.yaml")
+    parser.add_argument("--no-open-spiel", action="store_true", help="run pokerai only")
     args = parser.parse_args()
     budgets = sorted(args.budgets)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n")
-    rows = run_pokerai(budgets, args.run_dir) + run_open_spiel(budgets)
+    rows = run_pokerai(budgets, args.run_dir, args.config)
+    if not args.no_open_spiel:
+        rows += run_open_spiel(budgets)
     print("| solver | budget | training seconds | iterations | traversals per player | exploitability |")
     print("|---|---:|---:|---:|---:|---:|")
     for row in sorted(rows, key=lambda row: (row["budget"], row["solver"])):
@@ -135,6 +142,8 @@ def main() -> None:
         by_budget.setdefault(row["budget"], {})[row["solver"]] = row["exploitability"]
     print()
     for budget, values in sorted(by_budget.items()):
+        if "open_spiel" not in values:
+            continue
         ratio = values["open_spiel"] / values["pokerai"]
         print(f"- at {budget:.0f} s: OpenSpiel / pokerai exploitability = {ratio:.2f}")
 

@@ -4,9 +4,10 @@
 
 * **Traversals**: external-sampling traversals of the ``configs/hunl_tiny.yaml`` game with
   its advantage networks (untrained weights, but marked trained so that every decision
-  asks its network). ``concurrent=1`` is one network call per node; ``concurrent=512``
-  batches the queries of 512 live traversals into one call per player. Both runs draw the
-  same samples (tests/deepcfr/test_traversal.py), so their node counts per traversal match.
+  asks its network). ``concurrent=1, batch=False`` is one network call per node, one
+  traversal at a time; ``concurrent=512`` runs 512 traversals at once, each split into
+  tasks at the traverser's decisions, and answers each round of queries with one call per
+  player. Both draw the same samples for the same traversal (tests/deepcfr/test_traversal.py).
 * **Reservoir**: bytes per stored sample (record, packed mask, float32 targets, iteration).
 * **Training**: SGD steps per second of an advantage network at batch 1024, features
   encoded from reservoir records on the fly (as the trainer does).
@@ -38,7 +39,9 @@ def trainer_for(hidden: list[int]) -> DeepCFRTrainer:
     return trainer
 
 
-def traversal_rates(trainer: DeepCFRTrainer, concurrent: int, count: int) -> dict[str, Any]:
+def traversal_rates(
+    trainer: DeepCFRTrainer, concurrent: int, count: int, batch: bool = True
+) -> dict[str, Any]:
     start = time.perf_counter()
     nodes = queries = calls = 0
     for player in (0, 1):
@@ -51,6 +54,7 @@ def traversal_rates(trainer: DeepCFRTrainer, concurrent: int, count: int) -> dic
             iteration=1,
             seed=0,
             concurrent=concurrent,
+            batch=batch,
         )
         nodes += samples.nodes
         queries += samples.queries
@@ -87,7 +91,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|")
     for hidden in ([128, 128], [256, 256, 128]):
         trainer = trainer_for(hidden)
-        one = traversal_rates(trainer, concurrent=1, count=40)
+        one = traversal_rates(trainer, concurrent=1, count=40, batch=False)
         batched = traversal_rates(trainer, concurrent=512, count=400)
         for name, rates in (("one call per node", one), ("batched, 512 concurrent", batched)):
             print(f"| {hidden} | {name} | {rates['calls']:,} | {rates['nodes_per_s']:,.0f} "

@@ -134,14 +134,24 @@ class BlueprintAgent(Agent):
 
     ``sample=True`` draws a slot from the policy with one uniform number from
     the ``rng`` per decision; ``sample=False`` plays the most likely slot (the
-    lowest on ties) and uses no randomness.
+    lowest on ties) and uses no randomness ("purification").
+
+    ``threshold`` (0 to 1) drops the slots whose probability is below it and
+    renormalises the rest, keeping the most likely slot when none is left
+    ("thresholding", Ganzfried, Sandholm & Waugh 2012): a short run's average
+    strategy keeps a little probability on actions it has not yet learned to
+    avoid, and thresholding removes that noise. The probabilities
+    :meth:`decision` reports are the thresholded ones, the ones :meth:`act`
+    plays.
     """
 
     name = "blueprint"
 
-    def __init__(self, blueprint: Blueprint, *, sample: bool = True) -> None:
+    def __init__(self, blueprint: Blueprint, *, sample: bool = True, threshold: float = 0.0) -> None:
         if not isinstance(blueprint, Blueprint):
             raise ValueError(f"BlueprintAgent needs a Blueprint, not {blueprint!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
+            raise ValueError(f"threshold {threshold!r} is not a probability in [0, 1)")
         if not isinstance(blueprint.game, HUNLGame):
             raise ValueError(
                 f"blueprint of {getattr(blueprint.game, 'name', blueprint.game)!r} is not a hold'em "
@@ -149,6 +159,7 @@ class BlueprintAgent(Agent):
             )
         self.blueprint = blueprint
         self.sample = sample
+        self.threshold = float(threshold)
         self._game: HUNLGame = blueprint.game
 
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
@@ -163,6 +174,11 @@ class BlueprintAgent(Agent):
         )[0]
         if not np.all(np.isfinite(probabilities)):
             raise ValueError(f"the blueprint's policy gave non-finite probabilities {probabilities.tolist()}")
+        if self.threshold > 0:
+            kept = np.where(probabilities >= self.threshold, probabilities, 0.0)
+            if kept.sum() == 0:
+                kept[int(np.argmax(probabilities))] = 1.0
+            probabilities = kept / kept.sum()
         return probabilities, actions
 
     def _choose(self, probabilities: npt.NDArray[np.float64], rng: np.random.Generator | None) -> int:
@@ -194,12 +210,12 @@ class BlueprintAgent(Agent):
         )
 
 
-def load_blueprint_agent(path: str, *, sample: bool = True) -> BlueprintAgent:
+def load_blueprint_agent(path: str, *, sample: bool = True, threshold: float = 0.0) -> BlueprintAgent:
     """A :class:`BlueprintAgent` for the blueprint folder (or ``policy.pt``) at ``path``.
 
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the path.
     """
-    return BlueprintAgent(Blueprint.load(path), sample=sample)
+    return BlueprintAgent(Blueprint.load(path), sample=sample, threshold=threshold)
 
 
 __all__ = [

@@ -3,8 +3,12 @@
 ``make_agent(spec)`` builds a fresh agent. Specs with a colon name an agent
 that loads a file: ``blueprint:PATH`` plays an exported Deep CFR blueprint
 (a folder written by :func:`pokerai.deepcfr.export.export_policy`, or its
-``policy.pt``); ``search:PATH`` is not available yet and says so. Anything else
-is a ``ValueError`` that names the spec and lists the valid ones.
+``policy.pt``), with options after a ``?``: ``blueprint:PATH?threshold=0.3``
+drops actions the policy plays with probability below 0.3 and
+``blueprint:PATH?purify=1`` always plays the most likely action
+(:class:`~pokerai.agents.blueprint.BlueprintAgent`). ``search:PATH`` is not
+available yet and says so. Anything else is a ``ValueError`` that names the
+spec and lists the valid ones.
 """
 
 from __future__ import annotations
@@ -36,7 +40,33 @@ AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 def _blueprint(path: str) -> Agent:
     from pokerai.agents.blueprint import load_blueprint_agent
 
-    return load_blueprint_agent(path)
+    path, options = _options(path, {"threshold", "purify"})
+    threshold = _number(options.get("threshold", "0"), "threshold")
+    purify = options.get("purify", "0")
+    if purify not in ("0", "1"):
+        raise ValueError(f"purify={purify!r} is not 0 or 1")
+    return load_blueprint_agent(path, sample=purify == "0", threshold=threshold)
+
+
+def _options(path: str, known: set[str]) -> tuple[str, dict[str, str]]:
+    """``PATH?key=value&key=value`` -> (PATH, {key: value}); an unknown or malformed option is an error."""
+    path, _, query = path.partition("?")
+    options: dict[str, str] = {}
+    for item in filter(None, query.split("&")):
+        key, equals, value = item.partition("=")
+        if not equals or not value:
+            raise ValueError(f"option {item!r} is not KEY=VALUE")
+        if key not in known:
+            raise ValueError(f"unknown option {key!r}; options: {', '.join(sorted(known))}")
+        options[key] = value
+    return path, options
+
+
+def _number(text: str, name: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not a number") from None
 
 
 _PATH_FACTORIES: dict[str, Callable[[str], Agent]] = {"blueprint": _blueprint}

@@ -51,6 +51,9 @@ SMALL_BLIND, BIG_BLIND = 50, 100
 DEFAULT_STACK_BB = 200.0
 DEFAULT_BLUEPRINT = Path("checkpoints") / "hunl_tiny"
 """The shipped blueprint, relative to the repository root (or the working directory)."""
+DEFAULT_OPTIONS = "?threshold=0.3"
+"""How the shipped blueprint plays by default: actions below 30% probability dropped, which
+measurably strengthens the short run's policy (docs/RESULTS.md)."""
 HUMAN, BOT = 0, 1
 """Player indices of the user and the bot in every hand."""
 LOG_NAMES = ("you", "bot")
@@ -520,7 +523,7 @@ def default_opponent_spec(candidates: list[Path] | None = None) -> str:
     places = candidates if candidates is not None else default_blueprint_candidates()
     for place in places:
         if (place / "policy.pt").is_file():
-            return f"blueprint:{place}"
+            return f"blueprint:{place}{DEFAULT_OPTIONS}"
     looked = ", ".join(str(place) for place in dict.fromkeys(places))
     raise ValueError(
         f"the shipped blueprint {DEFAULT_BLUEPRINT} was not found (looked in {looked}); "
@@ -538,7 +541,7 @@ def load_agent(spec: str | None, option: str) -> tuple[Agent, str]:
             spec = default_opponent_spec()
         except ValueError as error:
             raise ValueError(f"{option}: {error}") from None
-        name = f"blueprint:{DEFAULT_BLUEPRINT}"
+        name = f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}"
     else:
         name = spec.strip()
     try:

@@ -21,11 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from pokerai.cli.output import emit, progress_bar
+from pokerai.cli.train_eval import hunl_evaluator
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.checkpoint import CheckpointError
 from pokerai.deepcfr.export import export_policy
 from pokerai.deepcfr.trainer import (
+    DeepCFRConfig,
     DeepCFRTrainer,
+    Evaluator,
     load_deepcfr_config,
     policy_exploitability,
     replace,
@@ -92,6 +95,15 @@ def _make_trainer(args: argparse.Namespace) -> DeepCFRTrainer:
         raise TrainUsageError(str(error)) from None
 
 
+def _evaluator(config: DeepCFRConfig) -> Evaluator | None:
+    """Leduc: exact exploitability. Hold'em: a seeded duplicate match against the heuristic."""
+    if config.game == "leduc":
+        return lambda trainer: {"eval/exploitability": policy_exploitability(trainer)}
+    if config.evaluation.hunl_pairs > 0:
+        return hunl_evaluator(config.evaluation.hunl_pairs, seed=config.seed)
+    return None
+
+
 def _train(args: argparse.Namespace) -> int:
     trainer = _make_trainer(args)
     from torch.utils.tensorboard import SummaryWriter
@@ -99,11 +111,7 @@ def _train(args: argparse.Namespace) -> int:
     writer = SummaryWriter(str(trainer.run_dir), purge_step=trainer.iteration + 1)
     if trainer.iteration == 0:
         writer.add_text("config", "```\n" + dump_config(trainer.config) + "\n```", 0)
-    evaluator = (
-        (lambda t: {"eval/exploitability": policy_exploitability(t)})
-        if trainer.config.game == "leduc"
-        else None
-    )
+    evaluator = _evaluator(trainer.config)
     total = trainer.config.iterations
     bar = progress_bar(total, "iteration")
     if bar is not None:

@@ -37,6 +37,24 @@ The flop's three cards are sorted because a player cannot tell the order in
 which they were dealt: states that share an information-state key share their
 features.
 
+Optional strength features (``encoding: cards+strength``, 11 more, 384 in all)
+------------------------------------------------------------------------------
+From one-hot cards alone a small network must learn what a hand is worth,
+which takes far more samples than a short run has. With ``strength=True``
+the encoder appends, computed from the same records (so reservoir samples do
+not grow):
+
+====================  ======  ====  =========================================================
+segment               offset  size  content
+====================  ======  ====  =========================================================
+preflop equity        373     1     the hole cards' equity against a random hand (169-class
+                                    table, :func:`pokerai.engine.equity.preflop_equity_table`)
+made hand             374     1     evaluator rank of the best hand of hole cards and board /
+                                    7,462 (0 preflop)
+category              375     9     one-hot of that hand's category, high card .. straight
+                                    flush (zeros preflop)
+====================  ======  ====  =========================================================
+
 Leduc features (:class:`LeducEncoder`, 30 of them)
 --------------------------------------------------
 private card rank (3) and suit (2) one-hot, board rank (3) and suit (2)
@@ -57,6 +75,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.equity import preflop_equity_table
+from pokerai.engine.evaluator import CATEGORIES, hand_categories, rank_hands
 from pokerai.engine.state import Street
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from pokerai.games.leduc import ANTE, MAX_RAISES_PER_ROUND, RAISE_SIZES, LeducPoker, LeducState
@@ -64,6 +84,10 @@ from pokerai.games.protocol import Game
 
 NOT_DEALT = 255
 """Record value of a card slot whose card has not been dealt yet."""
+STRENGTH_SIZE = 11
+"""Optional strength features: preflop equity, made-hand rank, 9 hand categories."""
+MAX_HAND_RANK = 7462
+"""The evaluator's best rank (a royal flush)."""
 
 HOLE_OFFSET = 0
 """First hold'em feature of the hole cards (2 × 52 one-hot)."""
@@ -202,12 +226,13 @@ def _segments(*sizes: tuple[str, int]) -> dict[str, dict[str, int]]:
 
 
 class HUNLEncoder:
-    """Hold'em records (:data:`HUNL_RECORD_DTYPE`) and their 373 features (module docstring)."""
+    """Hold'em records (:data:`HUNL_RECORD_DTYPE`) and their 373 features, 384 with ``strength``."""
 
-    def __init__(self, game: HUNLGame) -> None:
+    def __init__(self, game: HUNLGame, *, strength: bool = False) -> None:
         if not isinstance(game, HUNLGame):
             raise ValueError(f"HUNLEncoder needs a HUNLGame, not {game!r}")
         self._game = game
+        self._strength = bool(strength)
         stacks = game.config.stacks
         self._starting_stacks = np.asarray(stacks, dtype=np.float32)
         self._total_chips = float(sum(stacks))
@@ -218,7 +243,7 @@ class HUNLEncoder:
 
     @property
     def feature_size(self) -> int:
-        return FEATURE_SIZE
+        return FEATURE_SIZE + (STRENGTH_SIZE if self._strength else 0)
 
     @property
     def num_slots(self) -> int:
@@ -252,7 +277,7 @@ class HUNLEncoder:
         """Features of ``[N]`` :data:`HUNL_RECORD_DTYPE` records: float32 ``[N, 373]``."""
         _check_records(records, HUNL_RECORD_DTYPE, "HUNLEncoder")
         count = records.shape[0]
-        features = np.zeros((count, FEATURE_SIZE), dtype=np.float32)
+        features = np.zeros((count, self.feature_size), dtype=np.float32)
         rows = np.arange(count)
         hole = records["hole"].astype(np.intp)
         features[rows, HOLE_OFFSET + hole[:, 0]] = 1.0
@@ -275,15 +300,19 @@ class HUNLEncoder:
         )
         scalars[:, 4] = records["raises"] / RAISES_SCALE
         np.clip(scalars, 0.0, 1.0, out=scalars)
+        if self._strength:
+            _strength_features(records, features[:, FEATURE_SIZE:])
         return features
 
     def describe(self) -> dict[str, Any]:
+        strength = (("preflop equity", 1), ("made hand", 1), ("category", len(CATEGORIES)))
         return {
             "segments": _segments(
                 ("hole", 2 * NUM_CARDS),
                 ("board", 5 * NUM_CARDS),
                 ("street", len(Street)),
                 ("scalars", NUM_SCALARS),
+                *(strength if self._strength else ()),
             ),
             "scalars": [
                 "pot / sum of starting stacks",
@@ -292,7 +321,7 @@ class HUNLEncoder:
                 "to call / (pot + to call)",
                 f"raises this street / {RAISES_SCALE}, clipped to 1",
             ],
-            "feature_size": FEATURE_SIZE,
+            "feature_size": self.feature_size,
             "record_bytes": HUNL_RECORD_DTYPE.itemsize,
         }
 
@@ -372,17 +401,47 @@ class LeducEncoder:
         }
 
 
-def make_encoder(game: Game) -> HUNLEncoder | LeducEncoder:
-    """The encoder of ``game``: hold'em or Leduc."""
+ENCODINGS = ("cards", "cards+strength")
+"""Feature sets: the 373 card and betting features, or those plus 11 hand-strength features."""
+
+
+def _strength_features(records: np.ndarray, out: npt.NDArray[np.float32]) -> None:
+    """Write the 11 strength features of hold'em ``records`` into ``out`` [N, 11] (zeros on entry)."""
+    hole = records["hole"].astype(np.intp)
+    high_rank = np.maximum(hole[:, 0], hole[:, 1]) >> 2
+    low_rank = np.minimum(hole[:, 0], hole[:, 1]) >> 2
+    suited = (hole[:, 0] & 3) == (hole[:, 1] & 3)
+    # Cells as in pokerai.engine.equity.hand_class: suited (high, low), offsuit (low, high).
+    row = np.where(suited, high_rank, low_rank)
+    column = np.where(suited, low_rank, high_rank)
+    out[:, 0] = preflop_equity_table()[row, column]
+    streets = records["street"].astype(np.intp)
+    for street, board_cards in ((1, 3), (2, 4), (3, 5)):
+        rows = np.flatnonzero(streets == street)
+        if rows.size == 0:
+            continue
+        cards = np.concatenate([records["hole"][rows], records["board"][rows, :board_cards]], axis=1)
+        ranks = rank_hands(cards, validate=False)
+        out[rows, 1] = ranks / MAX_HAND_RANK
+        out[rows, 2 + hand_categories(ranks).astype(np.intp)] = 1.0
+
+
+def make_encoder(game: Game, encoding: str = "cards") -> HUNLEncoder | LeducEncoder:
+    """The encoder of ``game`` (hold'em or Leduc) with feature set ``encoding`` (:data:`ENCODINGS`)."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"encoding {encoding!r} is not one of {', '.join(ENCODINGS)}")
     if isinstance(game, HUNLGame):
-        return HUNLEncoder(game)
+        return HUNLEncoder(game, strength=encoding == "cards+strength")
     if isinstance(game, LeducPoker):
+        if encoding != "cards":
+            raise ValueError(f"encoding {encoding!r} is for hold'em; Leduc has only 'cards'")
         return LeducEncoder(game)
     raise ValueError(f"no Deep CFR encoder for game {getattr(game, 'name', game)!r}; use hunl or leduc")
 
 
 __all__ = [
     "BOARD_OFFSET",
+    "ENCODINGS",
     "FEATURE_SIZE",
     "HOLE_OFFSET",
     "HUNL_RECORD_DTYPE",
@@ -391,6 +450,7 @@ __all__ = [
     "NOT_DEALT",
     "SCALARS_OFFSET",
     "STREET_OFFSET",
+    "STRENGTH_SIZE",
     "Encoder",
     "HUNLEncoder",
     "LeducEncoder",

@@ -115,7 +115,7 @@ class Blueprint:
         self.config = config
         self.game: Any = make_game(config)
         """The learning game (a ``HUNLGame`` for hold'em runs; seat 0 is the button)."""
-        self.encoder: Encoder = make_encoder(self.game)
+        self.encoder: Encoder = make_encoder(self.game, config.encoding)
         self.num_slots = int(self.game.num_distinct_actions)
         self.iteration = iteration
         missing = [name for name in POLICY_NAMES if name not in networks]

@@ -33,7 +33,7 @@ import numpy.typing as npt
 import torch
 
 from pokerai.abstraction.bets import BetAbstraction
-from pokerai.config import config_to_dict, load_config
+from pokerai.config import ConfigError, config_to_dict, load_config
 from pokerai.deepcfr.checkpoint import load_checkpoint, restore_rng_states, rng_states, save_checkpoint
 from pokerai.deepcfr.encoding import Encoder, make_encoder
 from pokerai.deepcfr.networks import (
@@ -77,6 +77,14 @@ class NetworkTraining:
     warm_start: bool = field(
         default=False, metadata={"help": "continue from the previous weights instead of re-initialising"}
     )
+    weight_exponent: float = field(
+        default=1.0,
+        metadata={
+            "min": 0.0,
+            "help": "a sample of iteration t weighs t**x: 1 is linear CFR (the paper), 0 uniform, "
+            "above 1 favours recent iterations as DCFR does",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,10 @@ class DeepCFRConfig:
     value_scale: float = field(
         default=1.0, metadata={"min": 1e-9, "help": "advantage targets are divided by this (chips)"}
     )
+    encoding: Literal["cards", "cards+strength"] = field(
+        default="cards",
+        metadata={"help": "hold'em features: 373 of cards and betting, or those plus 11 of hand strength"},
+    )
     network: NetworkConfig = field(default_factory=NetworkConfig)
     advantage: NetworkTraining = NetworkTraining()
     policy: NetworkTraining = NetworkTraining(buffer_capacity=1_000_000, steps=1000)
@@ -117,7 +129,11 @@ class DeepCFRConfig:
 
 def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
     """Load and check a Deep CFR config; bad keys or values raise ``ConfigError`` naming them."""
-    return load_config(source, DeepCFRConfig)
+    config = load_config(source, DeepCFRConfig)
+    if config.game == "leduc" and config.encoding != "cards":
+        where = f"{source}: " if isinstance(source, (str, Path)) else ""
+        raise ConfigError(f"{where}encoding: {config.encoding!r} is for hold'em; Leduc has only 'cards'")
+    return config
 
 
 def make_game(config: DeepCFRConfig) -> Any:
@@ -138,7 +154,7 @@ class DeepCFRTrainer:
         if config.threads:
             torch.set_num_threads(config.threads)
         self.game = make_game(config)
-        self.encoder: Encoder = make_encoder(self.game)
+        self.encoder: Encoder = make_encoder(self.game, config.encoding)
         self.num_slots = int(self.game.num_distinct_actions)
         self.networks = build_networks(
             self.encoder.feature_size, self.num_slots, config.network, config.seed, self.device
@@ -214,7 +230,8 @@ class DeepCFRTrainer:
             features = self.features(records)
             mask = torch.from_numpy(masks).to(self.device)
             target = torch.from_numpy(targets).to(self.device)
-            weights = torch.from_numpy(iterations.astype(np.float32)).to(self.device)
+            weights = torch.from_numpy(_iteration_weights(iterations, settings.weight_exponent))
+            weights = weights.to(self.device)
             output = network(features)
             if policy:
                 # Cross-entropy to the stored strategies, iteration-weighted (linear averaging).
@@ -364,6 +381,13 @@ class DeepCFRTrainer:
             if on_iteration is not None:
                 on_iteration(t, scalars)
         return scalars
+
+
+def _iteration_weights(iterations: npt.NDArray[Any], exponent: float) -> npt.NDArray[np.float32]:
+    """``t**exponent`` per sample, divided by the largest so high powers of late iterations stay finite."""
+    base = iterations.astype(np.float64)
+    weights = (base / max(float(base.max(initial=1.0)), 1.0)) ** exponent
+    return weights.astype(np.float32)
 
 
 def _buffer_payload(buffer: ReservoirBuffer) -> dict[str, Any]:

@@ -11,20 +11,28 @@ One traversal for the *traverser* walks a sampled part of the game tree:
 
 The current strategy at a decision is regret matching on the acting player's advantage
 network. Asking a network once per node is the known bottleneck of Python Deep CFR, so here
-many traversals run at once: each traversal is a Python generator that *yields* a query
-(player, compact information record, legal mask) and receives the strategy; the scheduler
-advances every live traversal to its next query, answers all queries of a player with **one**
-call of ``strategy_fn`` on the stacked records, and repeats. ``concurrent=1`` gives the
-one-call-per-node baseline for benchmarks.
+many traversals run at once, and each is split into tasks: a task is a Python generator that
+follows chance and the opponent's sampled actions in a loop and *yields* a query (player,
+compact information record, legal mask) at each decision. At a traverser decision the query
+also carries the children, which start at once as tasks of their own, so a traversal has as
+many queries in flight as its tree is wide, and the number of rounds follows the number of
+opponent decisions on a path rather than the size of the tree. Each round answers all
+waiting queries of a player with **one** call of ``strategy_fn`` on the stacked records;
+``batch=False`` (one call per query) with ``concurrent=1`` is the one-call-per-node
+baseline for benchmarks.
 
-Each traversal draws from its own ``numpy`` generator seeded by ``(seed, traverser,
-iteration, traversal index)``, so the samples do not depend on how many traversals run
-together -- batched and unbatched runs produce the same samples.
+Randomness comes from a 64-bit key per task: the root key is drawn from a generator seeded
+by ``(seed, traverser, iteration, traversal index)``; each chance draw or opponent sample
+advances the key with SplitMix64, and the child for slot ``a`` of a traverser decision gets
+a key mixed from its parent's and ``a``. The samples are therefore a function of the seed
+and the path alone: batched and unbatched runs, with any number of concurrent traversals,
+produce the same samples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+import gc
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -51,6 +59,8 @@ class _Query:
     player: int
     record: Any
     mask: npt.NDArray[np.bool_]
+    children: list[tuple[Any, int]] | None
+    """At a traverser decision: each legal slot's child state and its task key."""
 
 
 @dataclass
@@ -88,31 +98,38 @@ def legal_mask(state: Any, num_slots: int) -> npt.NDArray[np.bool_]:
     return mask
 
 
-def _draw(probabilities: Sequence[float] | npt.NDArray[np.float64], rng: np.random.Generator) -> int:
-    """An index drawn from ``probabilities`` (non-negative, positive sum) with one uniform number.
-
-    Cheaper than ``rng.choice(n, p=...)``, which validates and copies on every call.
-    """
-    threshold = rng.random() * float(np.sum(probabilities))
-    cumulative = 0.0
-    last = 0
-    for index, probability in enumerate(probabilities):
-        if probability > 0:
-            cumulative += probability
-            last = index
-            if threshold < cumulative:
-                return index
-    return last  # rounding left the threshold at the very top
+_MASK64 = (1 << 64) - 1
 
 
-def sample_chance(state: Any, rng: np.random.Generator) -> Any:
-    """The child of a chance node drawn from its outcome distribution (or ``state.sample_chance``)."""
-    sampler = getattr(state, "sample_chance", None)
-    if sampler is not None:
-        return sampler(rng)
+def _mix(value: int) -> int:
+    """SplitMix64's finaliser: a well-mixed 64-bit integer from any integer."""
+    z = (value + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _uniform(key: int) -> float:
+    """A uniform number in [0, 1) from a mixed key (its top 53 bits)."""
+    return (key >> 11) * (1.0 / (1 << 53))
+
+
+def _child_key(key: int, slot: int) -> int:
+    return _mix((key * 0x5851F42D4C957F2D + slot + 1) & _MASK64)
+
+
+def _sample_chance_keyed(state: Any, key: int) -> Any:
+    """A chance node's child drawn with the randomness of ``key``."""
+    if getattr(state, "sample_chance", None) is not None:
+        return state.sample_chance(np.random.default_rng(key))
     outcomes = state.chance_outcomes()
-    choice = _draw([probability for _, probability in outcomes], rng)
-    return state.child(outcomes[choice][0])
+    threshold = _uniform(key) * sum(probability for _, probability in outcomes)
+    cumulative = 0.0
+    for outcome, probability in outcomes:
+        cumulative += probability
+        if threshold < cumulative:
+            return state.child(outcome)
+    return state.child(outcomes[-1][0])
 
 
 class _Collector:
@@ -122,38 +139,85 @@ class _Collector:
         self.nodes = 0
 
 
+_Reply = tuple[npt.NDArray[np.float64], list[float]]
+"""What a suspended traversal task receives: the strategy at its node and its children's values."""
+
+
 def _traverse(
     state: Any,
     traverser: int,
     encoder: RecordEncoder,
     num_slots: int,
-    rng: np.random.Generator,
+    key: int,
     collector: _Collector,
-) -> Generator[_Query, npt.NDArray[np.float64], float]:
-    """One external-sampling traversal from ``state``; returns the traverser's sampled value."""
-    player = state.current_player()
-    while player == CHANCE:
-        state = sample_chance(state, rng)
+) -> Generator[_Query, _Reply, float]:
+    """The part of an external-sampling traversal below ``state``; returns the traverser's value.
+
+    Opponent decisions and chance are followed in a loop (one sampled child each). At a
+    traverser decision the task yields its query *with* the children to explore; the
+    scheduler runs those as tasks of their own and resumes this one with the strategy and
+    the children's values. ``key`` is this task's randomness: a chance draw or an opponent
+    sample consumes ``key = _mix(key)``, and child ``slot`` of a traverser decision gets
+    ``_child_key(key, slot)``, so every sample is a function of the traversal's seed and
+    the path alone, never of how tasks were scheduled.
+    """
+    while True:
         player = state.current_player()
-    if player == TERMINAL:
-        return float(state.returns()[traverser])
-    collector.nodes += 1
-    mask = legal_mask(state, num_slots)
-    record = encoder.record(state, player)
-    strategy = yield _Query(player, record, mask)
-    if player == traverser:
-        values = np.zeros(num_slots)
-        for slot in np.flatnonzero(mask):
-            values[slot] = yield from _traverse(
-                state.child(int(slot)), traverser, encoder, num_slots, rng, collector
-            )
-        value = float(strategy @ values)
-        regrets = np.where(mask, values - value, 0.0)
-        collector.advantage.append((record, mask, regrets))
-        return value
-    collector.strategy.append((record, mask, strategy, player))
-    sampled = _draw(strategy, rng)
-    return (yield from _traverse(state.child(sampled), traverser, encoder, num_slots, rng, collector))
+        while player == CHANCE:
+            key = _mix(key)
+            state = _sample_chance_keyed(state, key)
+            player = state.current_player()
+        if player == TERMINAL:
+            return float(state.returns()[traverser])
+        collector.nodes += 1
+        mask = legal_mask(state, num_slots)
+        record = encoder.record(state, player)
+        if player == traverser:
+            slots = [int(slot) for slot in np.flatnonzero(mask)]
+            children = [(state.child(slot), _child_key(key, slot)) for slot in slots]
+            strategy, child_values = yield _Query(player, record, mask, children)
+            values = np.zeros(num_slots)
+            values[slots] = child_values
+            value = float(strategy @ values)
+            regrets = np.where(mask, values - value, 0.0)
+            collector.advantage.append((record, mask, regrets))
+            return value
+        strategy, _ = yield _Query(player, record, mask, None)
+        collector.strategy.append((record, mask, strategy, player))
+        key = _mix(key)
+        state = state.child(_draw_uniform(strategy, _uniform(key)))
+
+
+def _draw_uniform(probabilities: npt.NDArray[np.float64], uniform: float) -> int:
+    """The index of ``probabilities`` (non-negative, positive sum) that ``uniform`` in [0, 1) selects."""
+    threshold = uniform * float(probabilities.sum())
+    cumulative = 0.0
+    last = 0
+    for index, probability in enumerate(probabilities.tolist()):
+        if probability > 0:
+            cumulative += probability
+            last = index
+            if threshold < cumulative:
+                return index
+    return last  # rounding left the threshold at the very top
+
+
+class _Task:
+    """A suspended traversal generator, its query and what it still waits for."""
+
+    __slots__ = ("generator", "parent", "pending", "query", "root", "slot", "strategy", "values")
+
+    def __init__(
+        self, generator: Generator[_Query, _Reply, float], parent: _Task | None, slot: int, root: int
+    ):
+        self.generator = generator
+        self.parent = parent
+        self.slot = slot
+        self.root = root
+        self.query: _Query | None = None
+        self.strategy: npt.NDArray[np.float64] | None = None
+        self.values: list[float] = []
+        self.pending = 0
 
 
 def run_traversals(
@@ -167,62 +231,106 @@ def run_traversals(
     seed: int,
     concurrent: int = 512,
     value_scale: float = 1.0,
+    batch: bool = True,
 ) -> TraversalSamples:
     """Run ``count`` traversals for ``traverser``, at most ``concurrent`` at a time.
 
     ``strategy_fn`` must return, for each query row, a probability vector over the slots that
-    is zero on illegal slots and sums to 1.
+    is zero on illegal slots and sums to 1. With ``batch`` (the default) every round of
+    queries is answered with one call per player; ``batch=False`` calls ``strategy_fn``
+    once per query (the one-call-per-node baseline). Neither ``concurrent`` nor ``batch``
+    changes the samples, only their order and the number of calls.
     """
     if count < 0 or concurrent < 1:
         raise ValueError(f"count must be >= 0 and concurrent >= 1, got {count} and {concurrent}")
     num_slots = int(game.num_distinct_actions)
-    collectors: list[_Collector] = []
+    collectors = [_Collector() for _ in range(count)]
     root_values = np.zeros(count)
-    queries = 0
-    calls = 0
-    next_index = 0
-    live: dict[int, tuple[Generator[_Query, npt.NDArray[np.float64], float], _Query]] = {}
+    counters = {"queries": 0, "calls": 0, "live": 0}
+    waiting: list[_Task] = []
+
+    def advance(task: _Task, reply: _Reply | None) -> None:
+        try:
+            query = task.generator.send(reply) if reply is not None else next(task.generator)
+        except StopIteration as finished:
+            finish(task, float(finished.value))
+            return
+        task.query = query
+        task.strategy = None
+        waiting.append(task)
+        if query.children is not None:
+            task.values = [0.0] * len(query.children)
+            task.pending = len(query.children) + 1  # the children and the strategy
+            collector = collectors[task.root]
+            for slot, (child, key) in enumerate(query.children):
+                generator = _traverse(child, traverser, encoder, num_slots, key, collector)
+                advance(_Task(generator, task, slot, task.root), None)
+        else:
+            task.pending = 1
+
+    def finish(task: _Task, value: float) -> None:
+        parent = task.parent
+        if parent is None:
+            root_values[task.root] = value
+            counters["live"] -= 1
+            return
+        parent.values[task.slot] = value
+        settle(parent)
+
+    def settle(task: _Task) -> None:
+        task.pending -= 1
+        if task.pending == 0:
+            assert task.strategy is not None
+            advance(task, (task.strategy, task.values))
 
     def start(index: int) -> None:
+        counters["live"] += 1
         rng = np.random.default_rng([seed, traverser, iteration, index])
-        collector = _Collector()
-        collectors.append(collector)
-        generator = _traverse(game.initial_state(), traverser, encoder, num_slots, rng, collector)
-        advance(index, generator, None)
+        key = int(rng.integers(0, 1 << 63))
+        generator = _traverse(game.initial_state(), traverser, encoder, num_slots, key, collectors[index])
+        advance(_Task(generator, None, 0, index), None)
 
-    def advance(
-        index: int,
-        generator: Generator[_Query, npt.NDArray[np.float64], float],
-        answer: npt.NDArray[np.float64] | None,
-    ) -> None:
-        try:
-            query = generator.send(answer) if answer is not None else next(generator)
-        except StopIteration as finished:
-            root_values[index] = finished.value
-            live.pop(index, None)
-            return
-        live[index] = (generator, query)
-
-    while next_index < count or live:
-        while next_index < count and len(live) < concurrent:
-            start(next_index)
-            next_index += 1
-        if not live:
-            continue
-        pending = list(live.items())
-        for player in (0, 1):
-            rows = [
-                (index, generator, query) for index, (generator, query) in pending if query.player == player
-            ]
-            if not rows:
+    # The live tasks are many small objects without reference cycles; the cyclic collector
+    # would scan them over and over (half the run time), so it is paused for the run.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        next_index = 0
+        while next_index < count or waiting:
+            while next_index < count and counters["live"] < concurrent:
+                start(next_index)
+                next_index += 1
+            if not waiting:
                 continue
-            records = np.array([query.record for _, _, query in rows], dtype=encoder.record_dtype)
-            masks = np.stack([query.mask for _, _, query in rows])
-            strategies = np.asarray(strategy_fn(player, records, masks), dtype=np.float64)
-            calls += 1
-            queries += len(rows)
-            for (index, generator, _), strategy in zip(rows, strategies, strict=True):
-                advance(index, generator, strategy)
+            # Group this round's queries before answering any: an answer can resume a task that
+            # then yields its next query, which belongs to the next round.
+            groups: list[list[tuple[_Task, _Query]]] = [[], []]
+            for task in waiting:
+                assert task.query is not None
+                groups[task.query.player].append((task, task.query))
+            waiting.clear()
+            for player, group in enumerate(groups):
+                if not group:
+                    continue
+                records = np.array([query.record for _, query in group], dtype=encoder.record_dtype)
+                masks = np.stack([query.mask for _, query in group])
+                if batch:
+                    strategies = np.asarray(strategy_fn(player, records, masks), dtype=np.float64)
+                    counters["calls"] += 1
+                else:
+                    rows = [
+                        strategy_fn(player, records[row : row + 1], masks[row : row + 1])
+                        for row in range(len(group))
+                    ]
+                    strategies = np.concatenate([np.asarray(row, dtype=np.float64) for row in rows])
+                    counters["calls"] += len(group)
+                counters["queries"] += len(group)
+                for (task, _), strategy in zip(group, strategies, strict=True):
+                    task.strategy = strategy
+                    settle(task)
+    finally:
+        if collecting:
+            gc.enable()
 
     advantage = [sample for collector in collectors for sample in collector.advantage]
     strategy = [sample for collector in collectors for sample in collector.strategy]
@@ -236,8 +344,8 @@ def run_traversals(
         strategy_players=np.array([player for _, _, _, player in strategy], dtype=np.int8),
         root_values=root_values,
         nodes=sum(collector.nodes for collector in collectors),
-        queries=queries,
-        calls=calls,
+        queries=counters["queries"],
+        calls=counters["calls"],
     )
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.cards import NUM_CARDS, check_distinct, format_cards, parse_cards
-from pokerai.engine.evaluator import key_sums, ranks_from_key_sums, tables
+from pokerai.engine.evaluator import key_sums, rank_hands, ranks_from_key_sums, tables
 
 BOARD_CARDS = 5
 _EVALUATIONS_PER_BATCH = 1 << 21
@@ -366,12 +366,85 @@ def describe(result: EquityResult) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------- equity against a random hand
+
+PREFLOP_TABLE_SAMPLES = 6000
+"""Monte Carlo showdowns per starting-hand class for the preflop table (standard error < 0.007)."""
+PREFLOP_TABLE_SEED = 20_240_601
+
+
+def hand_class(hole_cards: tuple[int, int]) -> tuple[int, int]:
+    """The 169-class cell of two hole cards in a 13x13 grid (ranks 0..12, 2..A).
+
+    Pairs lie on the diagonal ``(r, r)``, suited hands at ``(high, low)`` and
+    offsuit hands at ``(low, high)``.
+    """
+    first, second = hole_cards
+    high, low = max(first >> 2, second >> 2), min(first >> 2, second >> 2)
+    if (first & 3) == (second & 3):
+        return high, low
+    return low, high
+
+
+@functools.cache
+def preflop_equity_table() -> npt.NDArray[np.float64]:
+    """Equity of each starting-hand class against a random hand: float64 [13, 13], cells as in
+    :func:`hand_class`. Monte Carlo with a fixed seed, computed once per process; read-only."""
+    rng = np.random.default_rng(PREFLOP_TABLE_SEED)
+    table = np.zeros((13, 13))
+    for row in range(13):
+        for column in range(13):
+            if row == column:
+                hole = (4 * row, 4 * row + 1)
+            elif row > column:
+                hole = (4 * row, 4 * column)  # suited (both clubs): high rank row, low rank column
+            else:
+                hole = (4 * column, 4 * row + 1)  # offsuit: high rank column, low rank row
+            table[row, column] = sampled_equity(hole, (), rng, PREFLOP_TABLE_SAMPLES)
+    table.setflags(write=False)
+    return table
+
+
+def unseen_cards(known: tuple[int, ...]) -> npt.NDArray[np.uint8]:
+    """The card ids not in ``known``, ascending, as uint8."""
+    mask = np.ones(NUM_CARDS, dtype=bool)
+    mask[list(known)] = False
+    return np.flatnonzero(mask).astype(np.uint8)
+
+
+def showdown_equity(mine: npt.NDArray[np.uint8], theirs: npt.NDArray[np.uint8]) -> float:
+    """The share of the pot of hands ``mine`` against ``theirs``, row by row ([N, 7] card ids)."""
+    ours, others = rank_hands(mine, validate=False), rank_hands(theirs, validate=False)
+    return float(np.mean(ours > others) + 0.5 * np.mean(ours == others))
+
+
+def sampled_equity(
+    hole_cards: tuple[int, int], board: tuple[int, ...], rng: np.random.Generator, samples: int
+) -> float:
+    """Monte Carlo equity against a random hand: ``samples`` draws of its cards and the run-out."""
+    unseen = unseen_cards((*hole_cards, *board))
+    needed = 2 + 5 - len(board)
+    # The ``needed`` smallest of uniform keys are a uniform draw without replacement.
+    picks = np.argpartition(rng.random((samples, unseen.size)), needed - 1, axis=1)[:, :needed]
+    drawn = unseen[picks]
+    full_board = np.concatenate([np.broadcast_to(np.array(board, np.uint8), (samples, len(board))),
+                                 drawn[:, 2:]], axis=1)  # fmt: skip
+    mine = np.concatenate([np.broadcast_to(np.array(hole_cards, np.uint8), (samples, 2)), full_board], axis=1)
+    theirs = np.concatenate([drawn[:, :2], full_board], axis=1)
+    return showdown_equity(mine, theirs)
+
+
 __all__ = [
     "EquityResult",
     "combinations",
     "describe",
     "equity",
+    "hand_class",
     "hand_vs_range",
     "parse_range",
+    "preflop_equity_table",
     "range_equity",
+    "sampled_equity",
+    "showdown_equity",
+    "unseen_cards",
 ]

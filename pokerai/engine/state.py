@@ -416,6 +416,9 @@ class HUNLState:
 
     def fold(self) -> Action:
         self.verify_fold()
+        return self._fold()
+
+    def _fold(self) -> Action:
         actor = self.to_act
         assert actor is not None
         action = Action(actor, ActionKind.FOLD, 0)
@@ -455,6 +458,9 @@ class HUNLState:
 
     def raise_to(self, amount: int) -> Action:
         self.verify_raise_to(amount)
+        return self._raise_to(amount)
+
+    def _raise_to(self, amount: int) -> Action:
         actor = self.to_act
         assert actor is not None
         amount = int(amount)
@@ -479,9 +485,9 @@ class HUNLState:
         self.verify(action)
         kind = action.kind
         if kind is ActionKind.FOLD:
-            return self.fold()
+            return self._fold()
         if kind is ActionKind.RAISE:
-            return self.raise_to(action.amount)
+            return self._raise_to(action.amount)
         return self._check_or_call()
 
     # ------------------------------------------------------------------ transitions

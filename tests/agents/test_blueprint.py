@@ -156,6 +156,50 @@ def test_sampling_follows_the_policy(blueprint: Blueprint) -> None:
     np.testing.assert_allclose(counts / counts.sum(), probabilities, atol=0.04)
 
 
+def test_thresholding_and_purification(blueprint: Blueprint) -> None:
+    config = HUNLConfig()
+    plain = BlueprintAgent(blueprint)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for hand in range(30):
+        state = HUNLState.new(config, hand % 2, rng=rng)
+        observation = Observation.from_state(state)
+        probabilities, _ = plain.decision(observation)
+        for threshold in (0.2, 0.5, 0.99):
+            kept, _ = BlueprintAgent(blueprint, threshold=threshold).decision(observation)
+            assert kept.sum() == pytest.approx(1.0)
+            dropped = probabilities < threshold
+            if dropped.all():  # nothing reaches the threshold: the most likely slot is played
+                assert kept[int(np.argmax(probabilities))] == 1.0
+            else:
+                assert (kept[dropped] == 0).all()
+                survivors = probabilities[~dropped]
+                np.testing.assert_allclose(kept[~dropped], survivors / survivors.sum())
+            checked += 1
+        purified = BlueprintAgent(blueprint, sample=False)
+        chosen = purified.act(observation, rng)
+        assert purified.action_probability(observation, chosen) == 1.0
+    assert checked == 90
+    with pytest.raises(ValueError, match=r"threshold 1\.5"):
+        BlueprintAgent(blueprint, threshold=1.5)
+
+
+def test_blueprint_spec_options(blueprint_dir: Path) -> None:
+    agent = make_agent(f"blueprint:{blueprint_dir}?threshold=0.25")
+    assert isinstance(agent, BlueprintAgent) and agent.threshold == 0.25 and agent.sample
+    agent = make_agent(f"blueprint:{blueprint_dir}?purify=1&threshold=0.1")
+    assert isinstance(agent, BlueprintAgent) and not agent.sample and agent.threshold == 0.1
+    for bad, message in (
+        ("?colour=red", "unknown option 'colour'"),
+        ("?threshold=high", "not a number"),
+        ("?threshold", "not KEY=VALUE"),
+        ("?purify=yes", "not 0 or 1"),
+        ("?threshold=2", "not a probability"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            make_agent(f"blueprint:{blueprint_dir}{bad}")
+
+
 def test_make_agent_loads_a_blueprint_folder(blueprint_dir: Path, tmp_path: Path) -> None:
     agent = make_agent(f"blueprint:{blueprint_dir}")
     assert isinstance(agent, BlueprintAgent) and agent.name == "blueprint"

@@ -37,6 +37,21 @@ def test_a_tiny_run_then_resume(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert resumed["iterations"] == 3 and resumed["run_dir"] == str(run)
 
 
+def test_a_hunl_run_logs_its_score_against_the_heuristic(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "hunl.yaml"
+    config.write_text(
+        TINY.replace("game: leduc", "game: hunl")
+        .replace("traversals_per_iteration: 20", "traversals_per_iteration: 4")
+        .replace("evaluation: {every: 1}", "evaluation: {every: 2, hunl_pairs: 3}")
+    )
+    assert main(["train", "--config", str(config), "--runs-dir", str(tmp_path / "runs"), "--json"]) == 0
+    final = json.loads(capsys.readouterr().out)["final"]
+    assert {"eval/mbb_vs_heuristic", "eval/mbb_vs_heuristic_ci95"} <= set(final)
+    assert final["eval/mbb_vs_heuristic_ci95"] > 0
+
+
 def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     config = tmp_path / "bad.yaml"
     config.write_text("iterations: 2\nadvantage: {stesp: 3}\n")

@@ -14,6 +14,7 @@ from pokerai.deepcfr.encoding import (
     NOT_DEALT,
     SCALARS_OFFSET,
     STREET_OFFSET,
+    STRENGTH_SIZE,
     Encoder,
     HUNLEncoder,
     LeducEncoder,
@@ -21,6 +22,8 @@ from pokerai.deepcfr.encoding import (
     record_array,
 )
 from pokerai.engine.cards import parse_cards
+from pokerai.engine.equity import hand_class, preflop_equity_table
+from pokerai.engine.evaluator import CATEGORIES, hand_category, rank_hand
 from pokerai.games import KuhnPoker, LeducPoker
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from pokerai.games.leduc import LeducState
@@ -200,3 +203,43 @@ def test_make_encoder_and_errors() -> None:
         encoder.record(HUNLGame().initial_state(), 0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="one player per state"):
         record_array(encoder, [HUNLGame().from_deck(DECK)], [0, 1])
+
+
+def test_strength_features_extend_the_cards_features() -> None:
+    game = HUNLGame()
+    plain, strong = make_encoder(game), make_encoder(game, "cards+strength")
+    assert (plain.feature_size, strong.feature_size) == (FEATURE_SIZE, FEATURE_SIZE + STRENGTH_SIZE)
+    states = hunl_decisions(game, hands=30, seed=4)
+    players = [state.current_player() for state in states]
+    records = record_array(strong, states, players)
+    assert records.dtype == record_array(plain, states, players).dtype  # records do not grow
+    extra = strong.encode(records)[:, FEATURE_SIZE:]
+    np.testing.assert_array_equal(strong.encode(records)[:, :FEATURE_SIZE], plain.encode(records))
+    for state, player, row in zip(states, players, extra, strict=True):
+        hole = state.engine.hole_cards(player)
+        assert row[0] == pytest.approx(preflop_equity_table()[hand_class(hole)])
+        if state.street == 0:
+            assert not row[1:].any()  # no made hand before the flop
+        else:
+            rank = rank_hand([*hole, *state.engine.board])
+            assert row[1] == pytest.approx(rank / 7462)
+            assert row[2:].tolist() == [float(name == hand_category(rank)) for name in CATEGORIES]
+
+
+def test_strength_features_of_known_hands() -> None:
+    encoder = make_encoder(HUNLGame(), "cards+strength")
+    state = HUNLGame().from_deck(parse_cards("AsAh 2c7d 9sKdQd 3h 4h"))
+    preflop = encoder.encode(record_array(encoder, [state, state], [0, 1]))[:, FEATURE_SIZE:]
+    assert preflop[0, 0] > 0.8 and preflop[1, 0] < 0.4  # aces against seven-deuce
+    flop = state.child(1).child(1)  # call, check
+    features = encoder.encode(record_array(encoder, [flop, flop], [0, 1]))[:, FEATURE_SIZE:]
+    assert features[0, 2 + CATEGORIES.index("pair")] == 1.0
+    assert features[1, 2 + CATEGORIES.index("high card")] == 1.0
+    assert features[0, 1] > features[1, 1]
+
+
+def test_unknown_encodings_are_refused() -> None:
+    with pytest.raises(ValueError, match="encoding 'colour'"):
+        make_encoder(HUNLGame(), "colour")
+    with pytest.raises(ValueError, match="Leduc has only 'cards'"):
+        make_encoder(LeducPoker(), "cards+strength")

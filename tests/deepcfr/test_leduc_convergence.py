@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_exploitability_falls_with_the_leduc_config(tmp_path: Path) -> None:
-    # About 2 minutes on two cores. The threshold is what this config reaches today (0.28 at
-    # iteration 400 on 2026-11-29), with a margin; the project's goal of 0.05 is not met yet.
+    # About 2 minutes on two cores. The threshold is what this config reaches today (0.28-0.32
+    # at iteration 400 on 2026-11-29), with a margin; the project's goal of 0.05 is not met yet.
     config = load_deepcfr_config(ROOT / "configs" / "leduc_deepcfr.yaml")
     trainer = DeepCFRTrainer(config, tmp_path)
     curve: list[float] = []

@@ -11,9 +11,11 @@ import torch
 
 from pokerai.config import ConfigError
 from pokerai.deepcfr.checkpoint import CheckpointError
+from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.trainer import (
     CHECKPOINT_NAME,
     DeepCFRTrainer,
+    _iteration_weights,
     load_deepcfr_config,
     policy_exploitability,
 )
@@ -82,12 +84,19 @@ def test_resume_continues_bit_identically(tmp_path: Path) -> None:
         assert np.array_equal(a.contents(), b.contents())
 
 
-def test_a_tiny_hunl_run(tmp_path: Path) -> None:
-    config = load_deepcfr_config({**TINY, "game": "hunl", "iterations": 1, "traversals_per_iteration": 8})
+@pytest.mark.parametrize(("encoding", "features"), [("cards", 373), ("cards+strength", 384)])
+def test_a_tiny_hunl_run(tmp_path: Path, encoding: str, features: int) -> None:
+    config = load_deepcfr_config(
+        {**TINY, "game": "hunl", "iterations": 1, "traversals_per_iteration": 8, "encoding": encoding}
+    )
     trainer = DeepCFRTrainer(config, tmp_path)
     scalars = trainer.train()
-    assert trainer.encoder.feature_size == 373
+    assert trainer.encoder.feature_size == features
     assert scalars["buffer/size_p0"] > 0 and scalars["perf/nodes_per_s_p0"] > 0
+    blueprint = Blueprint.from_trainer(trainer)
+    state = trainer.game.deal(np.random.default_rng(0))
+    assert blueprint.encoder.feature_size == features
+    assert blueprint.probabilities(state).sum() == pytest.approx(1.0)
 
 
 def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None:
@@ -103,3 +112,18 @@ def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None
         load_deepcfr_config({"advantage": {"batch_size": 0}})
     with pytest.raises(ConfigError, match="game"):
         load_deepcfr_config({"game": "chess"})
+    with pytest.raises(ConfigError, match="encoding: 'cards\\+strength' is for hold'em"):
+        load_deepcfr_config({"game": "leduc", "encoding": "cards+strength"})
+    with pytest.raises(ConfigError, match="encoding"):
+        load_deepcfr_config({"game": "hunl", "encoding": "pixels"})
+    with pytest.raises(ConfigError, match=r"advantage\.weight_exponent: must be at least 0"):
+        load_deepcfr_config({"advantage": {"weight_exponent": -1}})
+
+
+def test_iteration_weights() -> None:
+    iterations = np.array([1, 2, 4], dtype=np.int64)
+    np.testing.assert_allclose(_iteration_weights(iterations, 1.0), [0.25, 0.5, 1.0])  # linear CFR
+    np.testing.assert_allclose(_iteration_weights(iterations, 2.0), [1 / 16, 1 / 4, 1.0])
+    np.testing.assert_allclose(_iteration_weights(iterations, 0.0), [1.0, 1.0, 1.0])
+    # Late iterations to a high power stay finite (normalised by the batch's latest).
+    assert np.isfinite(_iteration_weights(np.array([10**6, 2 * 10**6]), 3.0)).all()

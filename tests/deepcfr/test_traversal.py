@@ -37,12 +37,21 @@ def test_batched_and_one_call_per_node_give_the_same_samples(game: Game) -> None
     encoder = make_encoder(game)
     runs = [
         run_traversals(
-            game, encoder, skewed, traverser=1, count=60, iteration=3, seed=9, concurrent=concurrent
+            game,
+            encoder,
+            skewed,
+            traverser=1,
+            count=60,
+            iteration=3,
+            seed=9,
+            concurrent=concurrent,
+            batch=batch,
         )
-        for concurrent in (1, 7, 512)
+        for concurrent, batch in ((1, False), (1, True), (7, True), (512, True))
     ]
     assert runs[0].calls == runs[0].queries  # the unbatched baseline asks once per node
-    assert runs[2].calls < runs[2].queries / 5  # batching merges queries
+    assert runs[0].queries == runs[0].nodes
+    assert runs[3].calls < runs[3].queries / 5  # batching merges queries
     for other in runs[1:]:
         assert canonical(other) == canonical(runs[0])
         assert np.array_equal(np.sort(other.root_values), np.sort(runs[0].root_values))

@@ -183,7 +183,7 @@ def legal_raise_slots(state: HUNLState, abstraction: BetAbstraction) -> list[tup
     docstring), so the amounts strictly increase with the slot. Empty when
     raising is not legal.
     """
-    _player_to_act(state)
+    highest_bet, pot_after_call = _pot_after_call(state)  # also checks that someone is to act
     minimum, maximum = state.min_raise_to, state.max_raise_to
     if minimum is None or maximum is None:
         return []
@@ -191,7 +191,9 @@ def legal_raise_slots(state: HUNLState, abstraction: BetAbstraction) -> list[tup
     taken: set[int] = {maximum} if menu.all_in else set()
     slots: list[tuple[int, int]] = []
     for index, fraction in enumerate(menu.pot_fractions):
-        amount = min(max(raise_to_for_pot_fraction(state, fraction), minimum), maximum)
+        # raise_to_for_pot_fraction, with the pot computed once for the whole menu
+        raise_to = highest_bet + math.floor(fraction * pot_after_call + 0.5)
+        amount = min(max(raise_to, minimum), maximum)
         if amount not in taken:
             taken.add(amount)
             slots.append((FIRST_FRACTION_SLOT + index, amount))
@@ -211,14 +213,14 @@ def slot_actions(
     player = _player_to_act(state)
     mask = np.zeros(abstraction.num_slots, dtype=np.bool_)
     actions: list[Action | None] = [None] * abstraction.num_slots
-    if state.can_fold():
+    # Facing a bet, folding and calling are legal; otherwise checking (HUNLState.verify_fold/_call).
+    if state.bets[1 - player] > state.bets[player]:
         mask[FOLD_SLOT] = True
         actions[FOLD_SLOT] = Action(player, ActionKind.FOLD)
-    mask[CHECK_CALL_SLOT] = True
-    if state.can_call():
         actions[CHECK_CALL_SLOT] = Action(player, ActionKind.CALL, state.call_amount)
     else:
         actions[CHECK_CALL_SLOT] = Action(player, ActionKind.CHECK)
+    mask[CHECK_CALL_SLOT] = True
     for slot, amount in legal_raise_slots(state, abstraction):
         mask[slot] = True
         actions[slot] = Action(player, ActionKind.RAISE, amount)

@@ -259,10 +259,16 @@ def run_traversals(
         task.strategy = None
         waiting.append(task)
         if query.children is not None:
-            task.values = [0.0] * len(query.children)
-            task.pending = len(query.children) + 1  # the children and the strategy
-            collector = collectors[task.root]
+            values = task.values = [0.0] * len(query.children)
+            running = []
             for slot, (child, key) in enumerate(query.children):
+                if child.current_player() == TERMINAL:  # e.g. a fold: valued here, without a task
+                    values[slot] = float(child.returns()[traverser])
+                else:
+                    running.append((slot, child, key))
+            task.pending = len(running) + 1  # those children and the strategy
+            collector = collectors[task.root]
+            for slot, child, key in running:
                 generator = _traverse(child, traverser, encoder, num_slots, key, collector)
                 advance(_Task(generator, task, slot, task.root), None)
         else:

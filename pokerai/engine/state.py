@@ -477,12 +477,16 @@ class HUNLState:
         self._advance(actor)
         return action
 
-    def apply(self, action: Action) -> Action:
+    def apply(self, action: Action, *, verify: bool = True) -> Action:
         """Verify and play a typed action; returns the action as recorded (a call with its amount).
 
         A ``CALL`` may leave ``amount`` at 0; a non-zero amount must equal ``call_amount``.
+        ``verify=False`` skips the check, for callers that built ``action`` from this very
+        state's legal bounds (the bet-menu slots of a traversal); an illegal action then
+        corrupts the state.
         """
-        self.verify(action)
+        if verify:
+            self.verify(action)
         kind = action.kind
         if kind is ActionKind.FOLD:
             return self._fold()

@@ -294,9 +294,13 @@ class HUNLGameState(PlayerDerivedFlags):
 
     def child(self, action: int) -> HUNLGameState:
         """The state after playing slot ``action``; ``ValueError`` naming the legal slots if it is illegal."""
-        engine_action = self.slot_action(action)
+        actions = self._slots()[1]
+        engine_action = actions[action] if type(action) is int and 0 <= action < len(actions) else None
+        if engine_action is None:
+            engine_action = self.slot_action(action)  # raises for an illegal slot, or converts a numpy int
         engine = self._engine.clone()
-        engine.apply(engine_action)
+        # slot_actions built the action from this state's legal bounds, so it needs no second check.
+        engine.apply(engine_action, verify=False)
         return HUNLGameState(self._game, engine)
 
     def returns(self) -> tuple[float, float]:

@@ -307,3 +307,33 @@ def test_equal_blinds_still_let_the_button_act_first() -> None:
     assert state.to_act == 0 and state.street == Street.PREFLOP
     state.check()
     assert state.street == Street.FLOP and state.to_act == 0
+
+
+def fields(state: HUNLState) -> dict[str, object]:
+    """Every field of a state (HUNLState compares by identity)."""
+    return {name: getattr(state, name) for name in HUNLState.__slots__}
+
+
+def test_apply_without_verification_plays_legal_actions_identically() -> None:
+    rng = np.random.default_rng(8)
+    for hand in range(40):
+        checked = HUNLState.new(HUNLConfig(), hand % 2, rng=rng)
+        unchecked = checked.clone()
+        while checked.to_act is not None:
+            player = checked.to_act
+            kinds = checked.legal_actions()
+            kind = kinds[int(rng.integers(len(kinds)))]
+            if kind is ActionKind.RAISE:
+                low, high = checked.min_raise_to, checked.max_raise_to
+                assert low is not None and high is not None
+                action = Action(player, kind, int(rng.integers(low, high + 1)))
+            else:
+                action = Action(player, kind, checked.call_amount if kind is ActionKind.CALL else 0)
+            assert checked.apply(action) == unchecked.apply(action, verify=False)
+            assert fields(checked) == fields(unchecked)
+    # The default still refuses an illegal action and leaves the state as it was.
+    state = HUNLState.new(HUNLConfig(), 0, rng=rng)
+    before = repr(state)
+    with pytest.raises(ValueError, match="below the minimum raise"):
+        state.apply(Action(0, ActionKind.RAISE, 150))
+    assert repr(state) == before

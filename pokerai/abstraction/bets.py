@@ -162,6 +162,10 @@ def raise_to_for_pot_fraction(state: HUNLState, fraction: float) -> int:
     ``highest_bet + fraction × (pot + owed)`` (module docstring); halves round up.
     """
     highest_bet, pot_after_call = _pot_after_call(state)
+    return _fraction_raise_to(highest_bet, pot_after_call, fraction)
+
+
+def _fraction_raise_to(highest_bet: int, pot_after_call: int, fraction: float) -> int:
     return highest_bet + math.floor(fraction * pot_after_call + 0.5)
 
 
@@ -191,9 +195,8 @@ def legal_raise_slots(state: HUNLState, abstraction: BetAbstraction) -> list[tup
     taken: set[int] = {maximum} if menu.all_in else set()
     slots: list[tuple[int, int]] = []
     for index, fraction in enumerate(menu.pot_fractions):
-        # raise_to_for_pot_fraction, with the pot computed once for the whole menu
-        raise_to = highest_bet + math.floor(fraction * pot_after_call + 0.5)
-        amount = min(max(raise_to, minimum), maximum)
+        # As raise_to_for_pot_fraction, with the pot computed once for the whole menu.
+        amount = min(max(_fraction_raise_to(highest_bet, pot_after_call, fraction), minimum), maximum)
         if amount not in taken:
             taken.add(amount)
             slots.append((FIRST_FRACTION_SLOT + index, amount))

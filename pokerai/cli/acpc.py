@@ -47,6 +47,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from pokerai.agents.base import Agent, Observation
+from pokerai.cli.arguments import seed
 from pokerai.cli.play import load_agent
 from pokerai.engine.history import ACPCLine, acpc_betting, parse_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
@@ -356,16 +357,6 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative whole number, got {text}")
-    return value
-
-
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``acpc`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
     parser: argparse.ArgumentParser = commands.add_parser(
@@ -388,7 +379,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--seed",
-        type=_seed,
+        type=seed,
         default=None,
         metavar="S",
         help="seed of the agent's randomness (default: a fresh one, shown at the end)",

@@ -15,12 +15,13 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
+from pokerai.cli.arguments import count, seed
 from pokerai.cli.output import emit, progress_bar
 from pokerai.eval.duplicate import DuplicateResult, duplicate_match
 from pokerai.eval.lbr import STREET_NAMES, LBRConfig, LBRResult, lbr_match
@@ -30,31 +31,6 @@ USAGE_ERROR = 2
 
 class EvalUsageError(ValueError):
     """A bad argument of ``pokerai eval``; the message is one sentence for the user."""
-
-
-def _count(name: str) -> Callable[[str], int]:
-    """An argparse type: a positive whole number."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive whole number, got {text}")
-        return value
-
-    return parse
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative whole number, got {text}")
-    return value
 
 
 def _fractions(text: str) -> tuple[float, ...]:
@@ -90,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--b", metavar="SPEC", help="agent B of a duplicate match")
     parser.add_argument(
         "--pairs",
-        type=_count("pairs"),
+        type=count("pairs"),
         metavar="N",
         help="deal pairs of a duplicate match (each played twice, seats swapped)",
     )
@@ -100,11 +76,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also play each pair with the hole cards exchanged (4 hands a pair; cancels more luck)",
     )
     parser.add_argument("--lbr", action="store_true", help="score local best response against --a")
-    parser.add_argument("--hands", type=_count("hands"), metavar="N", help="hands of an LBR run")
-    parser.add_argument("--seed", type=_seed, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--hands", type=count("hands"), metavar="N", help="hands of an LBR run")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument(
         "--workers",
-        type=_count("workers"),
+        type=count("workers"),
         default=1,
         metavar="W",
         help="processes to play in (default 1; the result does not depend on it)",
@@ -130,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--lbr-runouts",
-        type=_count("LBR runouts"),
+        type=count("LBR runouts"),
         default=None,
         metavar="N",
         help="boards LBR samples for equity before the turn (default 100)",

@@ -41,6 +41,7 @@ import numpy as np
 import pokerai
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.spec import make_agent
+from pokerai.cli.arguments import count, seed
 from pokerai.engine.cards import format_cards
 from pokerai.engine.evaluator import hand_category, rank_hand
 from pokerai.engine.history import STREET_NAMES, format_history, to_acpc
@@ -555,29 +556,6 @@ def load_agent(spec: str | None, option: str) -> tuple[Agent, str]:
 # ---------------------------------------------------------------------- the subcommand
 
 
-def _positive_int(name: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive whole number, got {text}")
-        return value
-
-    return parse
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative whole number, got {text}")
-    return value
-
-
 def _stack(text: str) -> float:
     try:
         value = float(text)
@@ -608,7 +586,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--hands",
-        type=_positive_int("hands"),
+        type=count("hands"),
         default=None,
         metavar="N",
         help="stop after N hands (default: play until you quit)",
@@ -623,7 +601,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--seed",
-        type=_seed,
+        type=seed,
         default=None,
         metavar="S",
         help="seed of the cards and the bot (default: a fresh one, shown at the start)",

@@ -1,6 +1,7 @@
 """Deep CFR on hold'em: batched against one-network-call-per-node traversals, buffers, training steps.
 
-    python benchmarks/bench_deepcfr_traversal.py        # about 2 minutes
+    python benchmarks/bench_deepcfr_traversal.py                      # about 2 minutes
+    python benchmarks/bench_deepcfr_traversal.py --encoding cards     # the 373 card features only
 
 * **Traversals**: external-sampling traversals of the ``configs/hunl_tiny.yaml`` game with
   its advantage networks (untrained weights, but marked trained so that every decision
@@ -15,6 +16,7 @@
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 from typing import Any
@@ -31,9 +33,12 @@ from pokerai.deepcfr.traversal import run_traversals
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def trainer_for(hidden: list[int]) -> DeepCFRTrainer:
+def trainer_for(hidden: list[int], encoding: str | None = None) -> DeepCFRTrainer:
     base = config_to_dict(load_deepcfr_config(ROOT / "configs" / "hunl_tiny.yaml"))
-    config = load_deepcfr_config({**base, "network": {**base["network"], "hidden_sizes": hidden}})
+    changes: dict[str, Any] = {"network": {**base["network"], "hidden_sizes": hidden}}
+    if encoding is not None:
+        changes["encoding"] = encoding
+    config = load_deepcfr_config({**base, **changes})
     trainer = DeepCFRTrainer(config, "/tmp/pokerai_bench_traversal")
     trainer.trained = [True, True]
     # Warm up once-per-process work (evaluator and preflop equity tables, torch) outside the timings.
@@ -89,11 +94,14 @@ def training_steps_per_second(trainer: DeepCFRTrainer, steps: int = 60) -> float
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--encoding", choices=("cards", "cards+strength"), help="default: hunl_tiny's")
+    args = parser.parse_args()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n")
     print("| network | traversal mode | network calls | decision nodes/s | traversals/s | nodes/traversal |")
     print("|---|---|---:|---:|---:|---:|")
     for hidden in ([128, 128], [256, 256, 128]):
-        trainer = trainer_for(hidden)
+        trainer = trainer_for(hidden, args.encoding)
         one = traversal_rates(trainer, concurrent=1, count=40, batch=False)
         batched = traversal_rates(trainer, concurrent=512, count=400)
         for name, rates in (("one call per node", one), ("batched, 512 concurrent", batched)):
@@ -106,7 +114,7 @@ def main() -> None:
         buffer = ReservoirBuffer(10, trainer.encoder.record_dtype, slots, seed=0)
         print(f"- reservoir bytes per sample, {slots} slots: {buffer.bytes_per_sample}")
     for hidden in ([128, 128], [256, 256, 128]):
-        rate = training_steps_per_second(trainer_for(hidden))
+        rate = training_steps_per_second(trainer_for(hidden, args.encoding))
         print(f"- advantage training, {hidden}, batch 1024, CPU: {rate:.1f} steps/s")
 
 

@@ -187,22 +187,70 @@ def legal_raise_slots(state: HUNLState, abstraction: BetAbstraction) -> list[tup
     docstring), so the amounts strictly increase with the slot. Empty when
     raising is not legal.
     """
-    highest_bet, pot_after_call = _pot_after_call(state)  # also checks that someone is to act
-    minimum, maximum = state.min_raise_to, state.max_raise_to
-    if minimum is None or maximum is None:
+    return _raise_slots(state, _player_to_act(state), abstraction)
+
+
+def _raise_slots(state: HUNLState, player: int, abstraction: BetAbstraction) -> list[tuple[int, int]]:
+    """:func:`legal_raise_slots` for ``player``, the player to act (the hot path of traversals).
+
+    The pot, ``min_raise_to`` and ``max_raise_to`` are computed here from the state's fields
+    as :func:`_pot_after_call` and the state's properties compute them.
+    """
+    bets = state.bets
+    stacks = state.stacks
+    own_bet = bets[player]
+    other_bet = bets[1 - player]
+    # HUNLState._raise_possible: the opponent has chips behind and ours cover more than a call.
+    if not (stacks[1 - player] > 0 and stacks[player] > other_bet - own_bet):
         return []
+    highest_bet = other_bet if other_bet > own_bet else own_bet
+    committed = state.committed
+    pot = 0 if state.is_over else committed[0] + committed[1]
+    pot_after_call = pot + (highest_bet - own_bet)
+    maximum = stacks[player] + own_bet  # max_raise_to
+    minimum = min(other_bet + max(state.last_raise_size, state.config.big_blind), maximum)  # min_raise_to
     menu = abstraction.menu(state.street)
-    taken: set[int] = {maximum} if menu.all_in else set()
+    all_in = menu.all_in
+    taken: set[int] = {maximum} if all_in else set()
     slots: list[tuple[int, int]] = []
-    for index, fraction in enumerate(menu.pot_fractions):
-        # As raise_to_for_pot_fraction, with the pot computed once for the whole menu.
-        amount = min(max(_fraction_raise_to(highest_bet, pot_after_call, fraction), minimum), maximum)
+    floor = math.floor
+    for index, fraction in enumerate(menu.pot_fractions, FIRST_FRACTION_SLOT):
+        # As raise_to_for_pot_fraction (_fraction_raise_to), with the pot computed once for the menu,
+        # then clamped into [minimum, maximum].
+        amount = highest_bet + floor(fraction * pot_after_call + 0.5)
+        if amount < minimum:
+            amount = minimum
+        if amount > maximum:
+            amount = maximum
         if amount not in taken:
             taken.add(amount)
-            slots.append((FIRST_FRACTION_SLOT + index, amount))
-    if menu.all_in:
+            slots.append((index, amount))
+    if all_in:
         slots.append((abstraction.all_in_slot, maximum))
     return slots
+
+
+def legal_slot_amounts(state: HUNLState, abstraction: BetAbstraction) -> tuple[tuple[int, ...], list[int]]:
+    """The legal slots of the player to act, ascending, and the chips of each slot's action.
+
+    The chips are, by slot: 0 for fold, the amount to call (0 for a check) for check/call,
+    the raise-to for a legal raise slot, and 0 for an illegal slot. The same actions as
+    :func:`slot_actions`, without building the mask or the :class:`Action` objects.
+    """
+    player = _player_to_act(state)
+    bets = state.bets
+    amounts = [0] * abstraction.num_slots
+    facing = bets[1 - player] - bets[player]
+    if facing > 0:
+        # Facing a bet, folding and calling are legal; otherwise checking (HUNLState.verify_fold/_call).
+        amounts[CHECK_CALL_SLOT] = min(facing, state.stacks[player])  # state.call_amount
+        legal = [FOLD_SLOT, CHECK_CALL_SLOT]
+    else:
+        legal = [CHECK_CALL_SLOT]
+    for slot, amount in _raise_slots(state, player, abstraction):
+        legal.append(slot)
+        amounts[slot] = amount
+    return tuple(legal), amounts
 
 
 def slot_actions(
@@ -213,20 +261,20 @@ def slot_actions(
     Fold is legal only when facing a bet; check/call always; raise slots as in
     :func:`legal_raise_slots`.
     """
-    player = _player_to_act(state)
+    legal, amounts = legal_slot_amounts(state, abstraction)
+    player = state.to_act
+    assert player is not None
     mask = np.zeros(abstraction.num_slots, dtype=np.bool_)
+    mask[list(legal)] = True
     actions: list[Action | None] = [None] * abstraction.num_slots
-    # Facing a bet, folding and calling are legal; otherwise checking (HUNLState.verify_fold/_call).
-    if state.bets[1 - player] > state.bets[player]:
-        mask[FOLD_SLOT] = True
+    if legal[0] == FOLD_SLOT:  # facing a bet
         actions[FOLD_SLOT] = Action(player, ActionKind.FOLD)
-        actions[CHECK_CALL_SLOT] = Action(player, ActionKind.CALL, state.call_amount)
+        actions[CHECK_CALL_SLOT] = Action(player, ActionKind.CALL, amounts[CHECK_CALL_SLOT])
     else:
         actions[CHECK_CALL_SLOT] = Action(player, ActionKind.CHECK)
-    mask[CHECK_CALL_SLOT] = True
-    for slot, amount in legal_raise_slots(state, abstraction):
-        mask[slot] = True
-        actions[slot] = Action(player, ActionKind.RAISE, amount)
+    for slot in legal[1:]:
+        if slot != CHECK_CALL_SLOT:
+            actions[slot] = Action(player, ActionKind.RAISE, amounts[slot])
     return mask, actions
 
 
@@ -337,6 +385,7 @@ __all__ = [
     "BetAbstraction",
     "BetMenu",
     "legal_raise_slots",
+    "legal_slot_amounts",
     "pot_fraction_of_raise",
     "pseudo_harmonic",
     "raise_to_for_pot_fraction",

@@ -77,13 +77,15 @@ import numpy.typing as npt
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.equity import preflop_equity_table
 from pokerai.engine.evaluator import CATEGORIES, hand_categories, rank_hands
-from pokerai.engine.state import Street
+from pokerai.engine.state import ActionKind, Street
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from pokerai.games.leduc import ANTE, MAX_RAISES_PER_ROUND, RAISE_SIZES, LeducPoker, LeducState
 from pokerai.games.protocol import Game
 
 NOT_DEALT = 255
 """Record value of a card slot whose card has not been dealt yet."""
+_NO_BOARD = (NOT_DEALT,) * 5
+_RAISE = ActionKind.RAISE
 STRENGTH_SIZE = 11
 """Optional strength features: preflop equity, made-hand rank, 9 hand categories."""
 MAX_HAND_RANK = 7462
@@ -251,26 +253,45 @@ class HUNLEncoder:
 
     def record(self, state: HUNLGameState, player: int) -> tuple[Any, ...]:
         """What seat ``player`` knows at ``state`` (any state after the deal), as a record tuple."""
-        if not isinstance(state, HUNLGameState):
+        if type(state) is not HUNLGameState and not isinstance(state, HUNLGameState):
             raise ValueError(f"HUNLEncoder records hold'em states after the deal, not {state!r}")
-        seat = _check_player(player)
+        seat = player if type(player) is int and 0 <= player <= 1 else _check_player(player)
         engine = state.engine
         opponent = 1 - seat
-        hole = sorted(engine.hole_cards(seat))
-        dealt = engine.board
-        board = [*sorted(dealt[:3]), *dealt[3:]]
-        board += [NOT_DEALT] * (5 - len(board))
-        owed = max(0, min(engine.bets[opponent] - engine.bets[seat], engine.stacks[seat]))
+        deal = engine.deal
+        first, second = deal[2 * seat], deal[2 * seat + 1]
+        hole = (first, second) if first <= second else (second, first)
+        street = engine.street
+        # The board dealt so far, the flop in ascending order, NOT_DEALT after it.
+        if street == 0:
+            board: tuple[int, ...] = _NO_BOARD
+        else:
+            flop = sorted(deal[4:7])
+            if street == 1:
+                board = (*flop, NOT_DEALT, NOT_DEALT)
+            elif street == 2:
+                board = (*flop, deal[7], NOT_DEALT)
+            else:
+                board = (*flop, deal[7], deal[8])
+        bets = engine.bets
+        stacks = engine.stacks
+        owed = max(0, min(bets[opponent] - bets[seat], stacks[seat]))
+        committed = engine.committed
+        # HUNLGameState.raises_this_street, counted here without the property's generator.
+        raises = 0
+        for action in engine.history[engine.street_starts[street] :]:
+            if action.kind is _RAISE:
+                raises += 1
         return (
             seat,
             hole,
             board,
-            engine.street,
-            engine.pot,
-            engine.stacks[seat],
-            engine.stacks[opponent],
+            street,
+            0 if engine.is_over else committed[0] + committed[1],  # engine.pot
+            stacks[seat],
+            stacks[opponent],
             owed,
-            min(state.raises_this_street, 255),
+            min(raises, 255),
         )
 
     def encode(self, records: np.ndarray) -> npt.NDArray[np.float32]:

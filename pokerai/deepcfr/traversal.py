@@ -13,7 +13,7 @@ The current strategy at a decision is regret matching on the acting player's adv
 network. Asking a network once per node is the known bottleneck of Python Deep CFR, so here
 many traversals run at once, and each is split into tasks: a task is a Python generator that
 follows chance and the opponent's sampled actions in a loop and *yields* a query (player,
-compact information record, legal mask) at each decision. At a traverser decision the query
+compact information record, id of its legal mask) at each decision. At a traverser decision the query
 also carries the children, which start at once as tasks of their own, so a traversal has as
 many queries in flight as its tree is wide, and the number of rounds follows the number of
 opponent decisions on a path rather than the size of the tree. Each round answers all
@@ -52,15 +52,6 @@ class RecordEncoder(Protocol):
     def record_dtype(self) -> np.dtype[Any]: ...
 
     def record(self, state: Any, player: int) -> Any: ...
-
-
-@dataclass
-class _Query:
-    player: int
-    record: Any
-    mask: npt.NDArray[np.bool_]
-    children: list[tuple[Any, int]] | None
-    """At a traverser decision: each legal slot's child state and its task key."""
 
 
 @dataclass
@@ -132,24 +123,28 @@ def _sample_chance_keyed(state: Any, key: int) -> Any:
     return state.child(outcomes[-1][0])
 
 
-class _Collector:
-    def __init__(self) -> None:
-        self.advantage: list[tuple[Any, npt.NDArray[np.bool_], npt.NDArray[np.float64]]] = []
-        self.strategy: list[tuple[Any, npt.NDArray[np.bool_], npt.NDArray[np.float64], int]] = []
-        self.nodes = 0
+_Query = tuple[int, Any, int, "list[tuple[Any, int]] | None"]
+"""What a suspended task asks: (player, compact information record, mask id, children).
 
+The mask id indexes the run's table of distinct legal masks; the children (at a traverser
+decision only) are each legal slot's child state and its task key."""
 
-_Reply = tuple[npt.NDArray[np.float64], list[float]]
-"""What a suspended traversal task receives: the strategy at its node and its children's values."""
+_Answer = tuple[int, list[float], float]
+"""A query's answer: (query index, the strategy at the node as a list, the strategy's sum)."""
+
+_Reply = tuple[_Answer, list[float]]
+"""What a suspended traversal task receives: the answer to its query and its children's values."""
 
 
 def _traverse(
     state: Any,
     traverser: int,
-    encoder: RecordEncoder,
+    record: Callable[[Any, int], Any],
+    node_slots: Callable[[Any], tuple[tuple[int, ...], int]],
     num_slots: int,
     key: int,
-    collector: _Collector,
+    advantage: list[tuple[int, list[float]]],
+    strategy_samples: list[int],
 ) -> Generator[_Query, _Reply, float]:
     """The part of an external-sampling traversal below ``state``; returns the traverser's value.
 
@@ -159,7 +154,8 @@ def _traverse(
     the children's values. ``key`` is this task's randomness: a chance draw or an opponent
     sample consumes ``key = _mix(key)``, and child ``slot`` of a traverser decision gets
     ``_child_key(key, slot)``, so every sample is a function of the traversal's seed and
-    the path alone, never of how tasks were scheduled.
+    the path alone, never of how tasks were scheduled. Samples are appended to
+    ``advantage`` (query index, regrets) and ``strategy_samples`` (query index).
     """
     while True:
         player = state.current_player()
@@ -169,31 +165,31 @@ def _traverse(
             player = state.current_player()
         if player == TERMINAL:
             return float(state.returns()[traverser])
-        collector.nodes += 1
-        mask = legal_mask(state, num_slots)
-        record = encoder.record(state, player)
+        slots, mask_id = node_slots(state)
         if player == traverser:
-            slots = [int(slot) for slot in np.flatnonzero(mask)]
-            children = [(state.child(slot), _child_key(key, slot)) for slot in slots]
-            strategy, child_values = yield _Query(player, record, mask, children)
-            values = np.zeros(num_slots)
-            values[slots] = child_values
-            value = float(strategy @ values)
-            regrets = np.where(mask, values - value, 0.0)
-            collector.advantage.append((record, mask, regrets))
+            child = state.child
+            children = [(child(slot), _child_key(key, slot)) for slot in slots]
+            (index, strategy, _), child_values = yield (player, record(state, player), mask_id, children)
+            value = 0.0
+            for slot, child_value in zip(slots, child_values, strict=True):
+                value += strategy[slot] * child_value
+            regrets = [0.0] * num_slots
+            for slot, child_value in zip(slots, child_values, strict=True):
+                regrets[slot] = child_value - value
+            advantage.append((index, regrets))
             return value
-        strategy, _ = yield _Query(player, record, mask, None)
-        collector.strategy.append((record, mask, strategy, player))
+        (index, strategy, total), _ = yield (player, record(state, player), mask_id, None)
+        strategy_samples.append(index)
         key = _mix(key)
-        state = state.child(_draw_uniform(strategy, _uniform(key)))
+        state = state.child(_draw_uniform(strategy, total, _uniform(key)))
 
 
-def _draw_uniform(probabilities: npt.NDArray[np.float64], uniform: float) -> int:
-    """The index of ``probabilities`` (non-negative, positive sum) that ``uniform`` in [0, 1) selects."""
-    threshold = uniform * float(probabilities.sum())
+def _draw_uniform(probabilities: list[float], total: float, uniform: float) -> int:
+    """The index of ``probabilities`` (non-negative, sum ``total`` > 0) that ``uniform`` in [0, 1) selects."""
+    threshold = uniform * total
     cumulative = 0.0
     last = 0
-    for index, probability in enumerate(probabilities.tolist()):
+    for index, probability in enumerate(probabilities):
         if probability > 0:
             cumulative += probability
             last = index
@@ -205,7 +201,7 @@ def _draw_uniform(probabilities: npt.NDArray[np.float64], uniform: float) -> int
 class _Task:
     """A suspended traversal generator, its query and what it still waits for."""
 
-    __slots__ = ("generator", "parent", "pending", "query", "root", "slot", "strategy", "values")
+    __slots__ = ("answer", "generator", "parent", "pending", "query", "root", "slot", "values")
 
     def __init__(
         self, generator: Generator[_Query, _Reply, float], parent: _Task | None, slot: int, root: int
@@ -215,7 +211,7 @@ class _Task:
         self.slot = slot
         self.root = root
         self.query: _Query | None = None
-        self.strategy: npt.NDArray[np.float64] | None = None
+        self.answer: _Answer | None = None
         self.values: list[float] = []
         self.pending = 0
 
@@ -232,69 +228,111 @@ def run_traversals(
     concurrent: int = 512,
     value_scale: float = 1.0,
     batch: bool = True,
+    first: int = 0,
 ) -> TraversalSamples:
-    """Run ``count`` traversals for ``traverser``, at most ``concurrent`` at a time.
+    """Run traversals ``first .. first + count - 1`` for ``traverser``, ``concurrent`` at a time.
 
     ``strategy_fn`` must return, for each query row, a probability vector over the slots that
     is zero on illegal slots and sums to 1. With ``batch`` (the default) every round of
     queries is answered with one call per player; ``batch=False`` calls ``strategy_fn``
     once per query (the one-call-per-node baseline). Neither ``concurrent`` nor ``batch``
-    changes the samples, only their order and the number of calls.
+    changes the samples, only their order and the number of calls. A traversal's samples
+    depend on its index, not on which call ran it, so splitting ``0 .. n - 1`` into ranges
+    run by different workers (``first``) and concatenating the results in range order gives
+    the samples of one call with ``count = n``.
     """
-    if count < 0 or concurrent < 1:
-        raise ValueError(f"count must be >= 0 and concurrent >= 1, got {count} and {concurrent}")
+    if count < 0 or concurrent < 1 or first < 0:
+        raise ValueError(
+            f"count and first must be >= 0 and concurrent >= 1, got {count}, {first} and {concurrent}"
+        )
     num_slots = int(game.num_distinct_actions)
-    collectors = [_Collector() for _ in range(count)]
+    record_dtype = encoder.record_dtype
+    record = encoder.record
+    advantage_samples: list[list[tuple[int, list[float]]]] = [[] for _ in range(count)]
+    strategy_samples: list[list[int]] = [[] for _ in range(count)]
     root_values = np.zeros(count)
-    counters = {"queries": 0, "calls": 0, "live": 0}
+    live = 0
     waiting: list[_Task] = []
+    # Every query's record, strategy and mask, in the order asked: one array per answered group.
+    group_records: list[npt.NDArray[Any]] = []
+    group_strategies: list[npt.NDArray[np.float64]] = []
+    group_players: list[int] = []
+    group_sizes: list[int] = []
+    query_mask_ids: list[int] = []
+    calls = 0
+
+    # The distinct legal masks seen in this run (a handful), by legal-slot tuple.
+    mask_ids: dict[Any, tuple[tuple[int, ...], int]] = {}
+    mask_rows: list[list[bool]] = []
+    mask_table = np.zeros((0, num_slots), dtype=bool)
+
+    def node_slots(state: Any) -> tuple[tuple[int, ...], int]:
+        """A decision's legal slots (ascending) and the id of its legal mask, cached by legal actions."""
+        legal = state.legal_actions()
+        key = legal if type(legal) is tuple else tuple(legal)
+        found = mask_ids.get(key)
+        if found is None:
+            slots = tuple(int(slot) for slot in np.flatnonzero(legal_mask(state, num_slots)))
+            found = mask_ids.get(slots)
+            if found is None:
+                row = [False] * num_slots
+                for slot in slots:
+                    row[slot] = True
+                found = (slots, len(mask_rows))
+                mask_rows.append(row)
+                mask_ids[slots] = found
+            mask_ids[key] = found
+        return found
+
+    def spawn(state: Any, key: int, parent: _Task | None, slot: int, root: int) -> None:
+        generator = _traverse(
+            state,
+            traverser,
+            record,
+            node_slots,
+            num_slots,
+            key,
+            advantage_samples[root],
+            strategy_samples[root],
+        )
+        advance(_Task(generator, parent, slot, root), None)
 
     def advance(task: _Task, reply: _Reply | None) -> None:
         try:
-            query = task.generator.send(reply) if reply is not None else next(task.generator)
+            query = task.generator.send(reply)  # type: ignore[arg-type]  # None starts the generator
         except StopIteration as finished:
-            finish(task, float(finished.value))
+            finish(task, finished.value)
             return
         task.query = query
-        task.strategy = None
         waiting.append(task)
-        if query.children is not None:
-            values = task.values = [0.0] * len(query.children)
+        children = query[3]
+        if children is not None:
+            values = task.values = [0.0] * len(children)
             running = []
-            for slot, (child, key) in enumerate(query.children):
+            for slot, (child, key) in enumerate(children):
                 if child.current_player() == TERMINAL:  # e.g. a fold: valued here, without a task
                     values[slot] = float(child.returns()[traverser])
                 else:
                     running.append((slot, child, key))
             task.pending = len(running) + 1  # those children and the strategy
-            collector = collectors[task.root]
+            root = task.root
             for slot, child, key in running:
-                generator = _traverse(child, traverser, encoder, num_slots, key, collector)
-                advance(_Task(generator, task, slot, task.root), None)
+                spawn(child, key, task, slot, root)
         else:
             task.pending = 1
 
     def finish(task: _Task, value: float) -> None:
+        nonlocal live
         parent = task.parent
         if parent is None:
             root_values[task.root] = value
-            counters["live"] -= 1
+            live -= 1
             return
         parent.values[task.slot] = value
-        settle(parent)
-
-    def settle(task: _Task) -> None:
-        task.pending -= 1
-        if task.pending == 0:
-            assert task.strategy is not None
-            advance(task, (task.strategy, task.values))
-
-    def start(index: int) -> None:
-        counters["live"] += 1
-        rng = np.random.default_rng([seed, traverser, iteration, index])
-        key = int(rng.integers(0, 1 << 63))
-        generator = _traverse(game.initial_state(), traverser, encoder, num_slots, key, collectors[index])
-        advance(_Task(generator, None, 0, index), None)
+        parent.pending -= 1
+        if parent.pending == 0:
+            assert parent.answer is not None
+            advance(parent, (parent.answer, parent.values))
 
     # The live tasks are many small objects without reference cycles; the cyclic collector
     # would scan them over and over (half the run time), so it is paused for the run.
@@ -302,66 +340,86 @@ def run_traversals(
     gc.disable()
     try:
         next_index = 0
+        queries = 0
         while next_index < count or waiting:
-            while next_index < count and counters["live"] < concurrent:
-                start(next_index)
+            while next_index < count and live < concurrent:
+                live += 1
+                rng = np.random.default_rng([seed, traverser, iteration, first + next_index])
+                key = int(rng.integers(0, 1 << 63))
+                spawn(game.initial_state(), key, None, 0, next_index)
                 next_index += 1
             if not waiting:
                 continue
             # Group this round's queries before answering any: an answer can resume a task that
             # then yields its next query, which belongs to the next round.
-            groups: list[list[tuple[_Task, _Query]]] = [[], []]
+            groups: list[list[_Task]] = [[], []]
             for task in waiting:
                 assert task.query is not None
-                groups[task.query.player].append((task, task.query))
+                groups[task.query[0]].append(task)
             waiting.clear()
+            if len(mask_table) < len(mask_rows):
+                mask_table = np.array(mask_rows, dtype=bool).reshape(len(mask_rows), num_slots)
             for player, group in enumerate(groups):
                 if not group:
                     continue
-                records = np.array([query.record for _, query in group], dtype=encoder.record_dtype)
-                masks = np.stack([query.mask for _, query in group])
+                asked = [task.query for task in group]
+                records = np.array([query[1] for query in asked], dtype=record_dtype)  # type: ignore[index]
+                ids = [query[2] for query in asked]  # type: ignore[index]
+                masks = mask_table[ids]
                 if batch:
                     strategies = np.asarray(strategy_fn(player, records, masks), dtype=np.float64)
-                    counters["calls"] += 1
+                    calls += 1
                 else:
                     rows = [
                         strategy_fn(player, records[row : row + 1], masks[row : row + 1])
                         for row in range(len(group))
                     ]
                     strategies = np.concatenate([np.asarray(row, dtype=np.float64) for row in rows])
-                    counters["calls"] += len(group)
-                counters["queries"] += len(group)
-                for (task, _), strategy in zip(group, strategies, strict=True):
-                    task.strategy = strategy
-                    settle(task)
+                    calls += len(group)
+                group_records.append(records)
+                group_strategies.append(strategies)
+                group_players.append(player)
+                group_sizes.append(len(group))
+                query_mask_ids.extend(ids)
+                # Strategies as lists (cheap to read one by one) and their sums as numpy sums them.
+                totals = strategies.sum(axis=1).tolist()
+                for index, (task, strategy, total) in enumerate(
+                    zip(group, strategies.tolist(), totals, strict=True), queries
+                ):
+                    task.answer = (index, strategy, total)
+                    task.pending -= 1
+                    if task.pending == 0:
+                        advance(task, (task.answer, task.values))
+                queries += len(group)
     finally:
         if collecting:
             gc.enable()
 
-    advantage = [sample for collector in collectors for sample in collector.advantage]
-    strategy = [sample for collector in collectors for sample in collector.strategy]
+    if len(mask_table) < len(mask_rows):
+        mask_table = np.array(mask_rows, dtype=bool).reshape(len(mask_rows), num_slots)
+    all_records = np.concatenate(group_records) if group_records else np.zeros(0, dtype=record_dtype)
+    all_strategies = np.concatenate(group_strategies) if group_strategies else np.zeros((0, num_slots))
+    all_masks = np.asarray(query_mask_ids, dtype=np.intp)
+    all_players = np.repeat(np.asarray(group_players, dtype=np.int8), group_sizes)
+    advantage = [sample for samples in advantage_samples for sample in samples]
+    advantage_index = np.asarray([index for index, _ in advantage], dtype=np.intp)
+    strategy_index = np.asarray([index for samples in strategy_samples for index in samples], dtype=np.intp)
     return TraversalSamples(
-        advantage_records=np.array([record for record, _, _ in advantage], dtype=encoder.record_dtype),
-        advantage_masks=_stack_masks([mask for _, mask, _ in advantage], num_slots),
-        advantage_targets=_stack_targets([regret for _, _, regret in advantage], num_slots, value_scale),
-        strategy_records=np.array([record for record, _, _, _ in strategy], dtype=encoder.record_dtype),
-        strategy_masks=_stack_masks([mask for _, mask, _, _ in strategy], num_slots),
-        strategy_targets=_stack_targets([probs for _, _, probs, _ in strategy], num_slots, 1.0),
-        strategy_players=np.array([player for _, _, _, player in strategy], dtype=np.int8),
+        advantage_records=all_records[advantage_index],
+        advantage_masks=mask_table[all_masks[advantage_index]],
+        advantage_targets=_stack_targets([regrets for _, regrets in advantage], num_slots, value_scale),
+        strategy_records=all_records[strategy_index],
+        strategy_masks=mask_table[all_masks[strategy_index]],
+        strategy_targets=(all_strategies[strategy_index] / 1.0).astype(np.float32),
+        strategy_players=all_players[strategy_index],
         root_values=root_values,
-        nodes=sum(collector.nodes for collector in collectors),
-        queries=counters["queries"],
-        calls=counters["calls"],
+        nodes=queries,
+        queries=queries,
+        calls=calls,
     )
 
 
-def _stack_masks(masks: list[npt.NDArray[np.bool_]], num_slots: int) -> npt.NDArray[np.bool_]:
-    return np.stack(masks) if masks else np.zeros((0, num_slots), dtype=bool)
-
-
-def _stack_targets(
-    rows: list[npt.NDArray[np.float64]], num_slots: int, scale: float
-) -> npt.NDArray[np.float32]:
+def _stack_targets(rows: list[list[float]], num_slots: int, scale: float) -> npt.NDArray[np.float32]:
     if not rows:
         return np.zeros((0, num_slots), dtype=np.float32)
-    return (np.stack(rows) / scale).astype(np.float32)
+    return (np.array(rows, dtype=np.float64) / scale).astype(np.float32)

@@ -116,6 +116,20 @@ class HUNLConfig:
         object.__setattr__(self, "stacks", (int(stacks[0]), int(stacks[1])))
 
 
+_new_state = object.__new__
+# Enum members as module constants: reading ``ActionKind.RAISE`` costs an attribute lookup on the
+# enum class, noticeable in the transitions that tree traversals run millions of times.
+_FOLD = ActionKind.FOLD
+_CHECK = ActionKind.CHECK
+_CALL = ActionKind.CALL
+_RAISE = ActionKind.RAISE
+_RIVER = int(Street.RIVER)
+_SHOWDOWN_WINNERS: dict[tuple[int, ...], int | None] = {}
+"""The showdown winner (None: a split) of recent deals: a tree traversal reaches many showdowns of
+one deal. Cleared when it holds ``_SHOWDOWN_CACHE_SIZE`` deals."""
+_SHOWDOWN_CACHE_SIZE = 4096
+
+
 def _check_player(player: object) -> int:
     if not _is_int(player) or not 0 <= int(player) < NUM_PLAYERS:  # type: ignore[call-overload]
         raise ValueError(f"player {player!r} is not 0 or 1")
@@ -205,24 +219,41 @@ class HUNLState:
 
     def clone(self) -> HUNLState:
         """An independent copy (history list and counters copied; actions are immutable)."""
-        return HUNLState(
-            config=self.config,
-            button=self.button,
-            deal=self.deal,
-            stacks=self.stacks[:],
-            bets=self.bets[:],
-            committed=self.committed[:],
-            street=self.street,
-            to_act=self.to_act,
-            is_over=self.is_over,
-            folded=self.folded,
-            history=self.history[:],
-            street_starts=self.street_starts[:],
-            last_raise_size=self.last_raise_size,
-            acted=self.acted[:],
-            final_pot=self.final_pot,
-            hole_cards_known=self.hole_cards_known,
-        )
+        # Slot by slot rather than through __init__: cloning is the hot path of tree traversals.
+        copy = _new_state(HUNLState)
+        copy.config = self.config
+        copy.button = self.button
+        copy.deal = self.deal
+        copy.stacks = self.stacks[:]
+        copy.bets = self.bets[:]
+        copy.committed = self.committed[:]
+        copy.street = self.street
+        copy.to_act = self.to_act
+        copy.is_over = self.is_over
+        copy.folded = self.folded
+        copy.history = self.history[:]
+        copy.street_starts = self.street_starts[:]
+        copy.last_raise_size = self.last_raise_size
+        copy.acted = self.acted[:]
+        copy.final_pot = self.final_pot
+        copy.hole_cards_known = self.hole_cards_known
+        return copy
+
+    def after(self, kind: ActionKind, amount: int = 0) -> HUNLState:
+        """A copy of this state with an action of ``kind`` played, *unverified*.
+
+        As ``clone()`` then ``apply(Action(to_act, kind, amount), verify=False)``: for callers
+        that took ``kind`` and ``amount`` (the raise-to of a ``RAISE``; ignored otherwise) from
+        this very state's legal bounds, such as the bet-menu slots of a traversal.
+        """
+        copy = self.clone()
+        if kind is _FOLD:
+            copy._fold()
+        elif kind is _RAISE:
+            copy._raise_to(amount)
+        else:
+            copy._check_or_call()
+        return copy
 
     # ------------------------------------------------------------------ views
 
@@ -421,7 +452,7 @@ class HUNLState:
     def _fold(self) -> Action:
         actor = self.to_act
         assert actor is not None
-        action = Action(actor, ActionKind.FOLD, 0)
+        action = Action(actor, _FOLD, 0)
         self.history.append(action)
         self.acted[actor] = True
         self.folded = actor
@@ -443,14 +474,18 @@ class HUNLState:
     def _check_or_call(self) -> Action:
         actor = self.to_act
         assert actor is not None
-        amount = min(self.bets[1 - actor] - self.bets[actor], self.stacks[actor])
+        bets = self.bets
+        stacks = self.stacks
+        amount = bets[1 - actor] - bets[actor]
+        if stacks[actor] < amount:
+            amount = stacks[actor]
         if amount > 0:
-            self.stacks[actor] -= amount
-            self.bets[actor] += amount
+            stacks[actor] -= amount
+            bets[actor] += amount
             self.committed[actor] += amount
-            action = Action(actor, ActionKind.CALL, amount)
+            action = Action(actor, _CALL, amount)
         else:
-            action = Action(actor, ActionKind.CHECK, 0)
+            action = Action(actor, _CHECK, 0)
         self.history.append(action)
         self.acted[actor] = True
         self._advance(actor)
@@ -464,14 +499,15 @@ class HUNLState:
         actor = self.to_act
         assert actor is not None
         amount = int(amount)
-        increment = amount - self.bets[1 - actor]
-        added = amount - self.bets[actor]
+        bets = self.bets
+        increment = amount - bets[1 - actor]
+        added = amount - bets[actor]
         self.stacks[actor] -= added
-        self.bets[actor] = amount
+        bets[actor] = amount
         self.committed[actor] += added
         if increment > self.last_raise_size:
             self.last_raise_size = increment
-        action = Action(actor, ActionKind.RAISE, amount)
+        action = Action(actor, _RAISE, amount)
         self.history.append(action)
         self.acted[actor] = True
         self._advance(actor)
@@ -488,9 +524,9 @@ class HUNLState:
         if verify:
             self.verify(action)
         kind = action.kind
-        if kind is ActionKind.FOLD:
+        if kind is _FOLD:
             return self._fold()
-        if kind is ActionKind.RAISE:
+        if kind is _RAISE:
             return self._raise_to(action.amount)
         return self._check_or_call()
 
@@ -498,16 +534,21 @@ class HUNLState:
 
     def _needs_to_act(self, player: int, other: int) -> bool:
         """Whether ``player`` has a decision after ``other`` acted (or posted)."""
-        if self.stacks[player] == 0:
+        stacks = self.stacks
+        if stacks[player] == 0:
             return False
         if self.bets[player] < self.bets[other]:
             return True
-        return not self.acted[player] and self.stacks[other] > 0
+        return not self.acted[player] and stacks[other] > 0
 
     def _advance(self, last: int) -> None:
         """Pick the next player after ``last`` acted; end the street or the hand when nobody can act."""
         other = 1 - last
-        if self._needs_to_act(other, last):
+        stacks = self.stacks
+        # _needs_to_act(other, last), inlined: this runs after every action.
+        if stacks[other] != 0 and (
+            self.bets[other] < self.bets[last] or (not self.acted[other] and stacks[last] > 0)
+        ):
             self.to_act = other
             return
         if not self.history and self._needs_to_act(last, other):
@@ -515,7 +556,7 @@ class HUNLState:
             self.to_act = last
             return
         self._return_uncalled()
-        if self.stacks[0] > 0 and self.stacks[1] > 0 and self.street < Street.RIVER:
+        if stacks[0] > 0 and stacks[1] > 0 and self.street < _RIVER:
             self.street += 1
             self.bets[0] = self.bets[1] = 0
             self.acted[0] = self.acted[1] = False
@@ -523,7 +564,7 @@ class HUNLState:
             self.street_starts.append(len(self.history))
             self.to_act = 1 - self.button
             return
-        while self.street < Street.RIVER:  # all-in: deal the rest of the board
+        while self.street < _RIVER:  # all-in: deal the rest of the board
             self.street += 1
             self.street_starts.append(len(self.history))
         self._showdown()
@@ -540,15 +581,18 @@ class HUNLState:
 
     def _showdown(self) -> None:
         deal = self.deal
-        board = deal[4:9]
-        rank0 = rank_hand([deal[0], deal[1], *board])
-        rank1 = rank_hand([deal[2], deal[3], *board])
-        if rank0 > rank1:
-            self._finish(winner=0)
-        elif rank1 > rank0:
-            self._finish(winner=1)
-        else:
-            self._finish(winner=None)
+        cached = type(deal) is tuple
+        winner = _SHOWDOWN_WINNERS.get(deal, -1) if cached else -1
+        if winner == -1:
+            board = deal[4:9]
+            rank0 = rank_hand([deal[0], deal[1], *board])
+            rank1 = rank_hand([deal[2], deal[3], *board])
+            winner = 0 if rank0 > rank1 else 1 if rank1 > rank0 else None
+            if cached:
+                if len(_SHOWDOWN_WINNERS) >= _SHOWDOWN_CACHE_SIZE:
+                    _SHOWDOWN_WINNERS.clear()
+                _SHOWDOWN_WINNERS[deal] = winner
+        self._finish(winner=winner)
 
     def _finish(self, winner: int | None) -> None:
         """Award the pot to ``winner`` (None: split; the pot is even after uncalled chips are returned)."""

@@ -45,6 +45,7 @@ from pokerai.abstraction.bets import (
     FOLD_SLOT,
     BetAbstraction,
     BetMenu,
+    legal_slot_amounts,
     slot_actions,
     slot_names,
 )
@@ -191,6 +192,12 @@ class HUNLDealState(PlayerDerivedFlags):
         return f"HUNLDealState({self._game.name})"
 
 
+_NO_AMOUNTS: list[int] = []
+_FOLD = ActionKind.FOLD
+_CHECK_OR_CALL = ActionKind.CALL
+_RAISE = ActionKind.RAISE
+
+
 def _check_seat(player: object) -> int:
     if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player <= 1:
         raise ValueError(f"player {player!r} is not 0 (button) or 1 (big blind)")
@@ -212,15 +219,18 @@ class HUNLGameState(PlayerDerivedFlags):
     """A hand after the deal: a decision of seat 0 or 1, or the end of the hand. Immutable from the outside.
 
     Wraps one engine state that it never mutates; :meth:`child` clones it and
-    applies the slot's action to the copy. The legal mask and the actions of
-    the slots are computed once, on first use.
+    applies the slot's action to the copy. The legal slots and their chip
+    amounts are computed once, on first use, and so are the legal mask and the
+    slots' engine actions.
     """
 
-    __slots__ = ("_actions", "_engine", "_game", "_mask")
+    __slots__ = ("_actions", "_amounts", "_engine", "_game", "_legal", "_mask")
 
     def __init__(self, game: HUNLGame, engine: HUNLState) -> None:
         self._game = game
         self._engine = engine
+        self._legal: tuple[int, ...] | None = None
+        self._amounts: list[int] = _NO_AMOUNTS
         self._mask: npt.NDArray[np.bool_] | None = None
         self._actions: list[Action | None] | None = None
 
@@ -246,6 +256,17 @@ class HUNLGameState(PlayerDerivedFlags):
         engine = self._engine
         start = engine.street_starts[engine.street]
         return sum(1 for action in engine.history[start:] if action.kind is ActionKind.RAISE)
+
+    def _legal_slots(self) -> tuple[int, ...]:
+        """The legal slots, ascending (computed once, with each slot's chips in ``_amounts``)."""
+        legal = self._legal
+        if legal is None:
+            if self._engine.is_over:
+                legal = ()
+            else:
+                legal, self._amounts = legal_slot_amounts(self._engine, self._game.bets)
+            self._legal = legal
+        return legal
 
     def _slots(self) -> tuple[npt.NDArray[np.bool_], list[Action | None]]:
         if self._mask is None or self._actions is None:
@@ -275,8 +296,10 @@ class HUNLGameState(PlayerDerivedFlags):
         to_act = self._engine.to_act
         return TERMINAL if to_act is None else to_act
 
-    def legal_actions(self) -> Sequence[int]:
-        return tuple(int(slot) for slot in np.flatnonzero(self._slots()[0]))
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal slots in ascending order (the True entries of :meth:`legal_mask`)."""
+        legal = self._legal
+        return legal if legal is not None else self._legal_slots()
 
     def chance_outcomes(self) -> Sequence[tuple[int, float]]:
         return ()
@@ -294,13 +317,19 @@ class HUNLGameState(PlayerDerivedFlags):
 
     def child(self, action: int) -> HUNLGameState:
         """The state after playing slot ``action``; ``ValueError`` naming the legal slots if it is illegal."""
-        actions = self._slots()[1]
-        engine_action = actions[action] if type(action) is int and 0 <= action < len(actions) else None
-        if engine_action is None:
-            engine_action = self.slot_action(action)  # raises for an illegal slot, or converts a numpy int
-        engine = self._engine.clone()
-        # slot_actions built the action from this state's legal bounds, so it needs no second check.
-        engine.apply(engine_action, verify=False)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_slots()
+        if type(action) is not int or action not in legal:
+            self._check_slot_legal(action)  # raises for an illegal slot
+            action = int(action)  # a legal numpy integer
+        # The slots' actions were built from this state's legal bounds, so they need no second check.
+        if action == FOLD_SLOT:
+            engine = self._engine.after(_FOLD)
+        elif action == CHECK_CALL_SLOT:
+            engine = self._engine.after(_CHECK_OR_CALL)
+        else:
+            engine = self._engine.after(_RAISE, self._amounts[action])
         return HUNLGameState(self._game, engine)
 
     def returns(self) -> tuple[float, float]:

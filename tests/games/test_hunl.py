@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from pokerai.abstraction.bets import BetAbstraction, BetMenu
 from pokerai.engine.cards import format_cards, parse_cards
-from pokerai.engine.state import HUNLConfig
+from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from pokerai.games.protocol import CHANCE, TERMINAL, Game, State
 
@@ -173,3 +175,23 @@ def test_child_does_not_touch_the_parent() -> None:
     state.child(FOLD)
     assert state.information_state_key(0) == key and state.engine.stacks == stacks
     assert state.current_player() == 0
+
+
+def test_child_equals_a_verified_apply_of_the_slot_action() -> None:
+    """The traversal fast path (cached slot amounts, unverified ``after``) plays what ``apply`` would."""
+    game = HUNLGame()
+    rng = np.random.default_rng(11)
+    names = [field.name for field in dataclasses.fields(HUNLState)]
+    for _ in range(60):
+        state = game.deal(rng)
+        while not state.is_terminal():
+            for slot in state.legal_actions():
+                expected = state.engine.clone()
+                expected.apply(state.slot_action(slot))
+                child = state.child(slot)
+                assert [getattr(child.engine, name) for name in names] == [
+                    getattr(expected, name) for name in names
+                ]
+                if child.is_terminal():
+                    assert child.returns() == tuple(float(chips) for chips in expected.returns())
+            state = state.child(int(rng.choice(state.legal_actions())))

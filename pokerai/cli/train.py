@@ -2,24 +2,29 @@
 
     pokerai train --config configs/leduc_deepcfr.yaml [--runs-dir runs] [--device cpu|cuda|auto] [--json]
     pokerai train --resume runs/<run> [--iterations N]
+    pokerai train --config ... --workers N [--ray-address ADDRESS]   # traversals on Ray workers
     tensorboard --logdir runs
 
 A run writes ``runs/<name>__deepcfr__<seed>__<time>/``: ``config.yaml``, TensorBoard events
 (``loss/advantage_p0``, ``loss/policy_p0``, ``buffer/size_p0``, ``perf/traversals_per_s``,
 ``eval/exploitability`` on Leduc, ``eval/mbb_vs_heuristic`` on hold'em), ``checkpoint.pt``
 (atomic; resumable exactly) and, at the end, ``blueprint/`` (the policy networks and config
-that ``blueprint:PATH`` agents load).
+that ``blueprint:PATH`` agents load). With ``--workers 1`` (the default) everything runs in
+this process and Ray is not imported; with more, traversals run on that many Ray actors
+(:mod:`pokerai.deepcfr.distributed`) and this process is the learner.
 Bad input (an unknown config key, a corrupt checkpoint) is one sentence on stderr, exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from pokerai.cli.arguments import count
 from pokerai.cli.output import emit, progress_bar
 from pokerai.cli.train_eval import hunl_evaluator
 from pokerai.config import ConfigError, dump_config
@@ -55,6 +60,17 @@ def register(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--runs-dir", default="runs", help="where new runs are created (default: runs)")
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), help="override the config's device")
     parser.add_argument("--iterations", type=int, help="override the total number of iterations")
+    parser.add_argument(
+        "--workers",
+        type=count("--workers"),
+        default=1,
+        help="Ray actors that run the traversals (default 1: in this process, Ray not needed)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="a running Ray cluster (e.g. 10.0.0.1:6379 or auto); default: start Ray locally",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     parser.set_defaults(handler=run_train)
     return parser
@@ -71,6 +87,15 @@ def run_train(args: argparse.Namespace) -> int:
 def _make_trainer(args: argparse.Namespace) -> DeepCFRTrainer:
     if args.iterations is not None and args.iterations < 1:
         raise TrainUsageError(f"--iterations must be a positive whole number, got {args.iterations}")
+    if args.ray_address and args.workers < 2:
+        raise TrainUsageError("--ray-address needs --workers 2 or more (one worker runs in this process)")
+    if args.workers > 1:
+        from pokerai.deepcfr.distributed import DistributedError, import_ray
+
+        try:
+            import_ray()
+        except DistributedError as error:
+            raise TrainUsageError(f"--workers {args.workers}: {error}") from None
     try:
         if args.resume:
             if not Path(args.resume).is_dir():
@@ -104,8 +129,43 @@ def _evaluator(config: DeepCFRConfig) -> Evaluator | None:
     return None
 
 
+def _attach_pool(trainer: DeepCFRTrainer, args: argparse.Namespace) -> Any:
+    """Start the Ray workers for ``--workers N`` (N >= 2); ``None`` with one worker."""
+    if args.workers < 2:
+        return None
+    from pokerai.deepcfr.distributed import DistributedError, RayTraversalPool
+
+    try:
+        pool = RayTraversalPool(trainer.config, args.workers, address=args.ray_address)
+    except DistributedError as error:
+        if trainer.iteration == 0 and not args.resume:  # the new run folder holds only config.yaml
+            shutil.rmtree(trainer.run_dir, ignore_errors=True)
+        raise TrainUsageError(f"--workers {args.workers}: {error}") from None
+    trainer.pool = pool
+    return pool
+
+
 def _train(args: argparse.Namespace) -> int:
     trainer = _make_trainer(args)
+    pool = _attach_pool(trainer, args)
+    if pool is None:
+        return _train_with(trainer, args)
+    from pokerai.deepcfr.distributed import DistributedError
+
+    try:
+        return _train_with(trainer, args)
+    except DistributedError as error:
+        print(
+            f"pokerai train: error: {error}; the last checkpoint is in {trainer.run_dir} "
+            f"(continue with --resume {trainer.run_dir})",
+            file=sys.stderr,
+        )
+        return 1
+    finally:
+        pool.close()
+
+
+def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(trainer.run_dir), purge_step=trainer.iteration + 1)
@@ -143,6 +203,7 @@ def _train(args: argparse.Namespace) -> int:
         "run_dir": str(trainer.run_dir),
         "blueprint": str(blueprint.parent),
         "iterations": trainer.iteration,
+        "workers": args.workers,
         "seconds": round(time.perf_counter() - start, 2),
         "final": final,
     }

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -44,7 +44,7 @@ from pokerai.deepcfr.networks import (
     weighted_mse,
 )
 from pokerai.deepcfr.reservoir import ReservoirBuffer
-from pokerai.deepcfr.traversal import legal_mask, run_traversals
+from pokerai.deepcfr.traversal import TraversalSamples, legal_mask, run_traversals
 from pokerai.engine.state import HUNLConfig
 from pokerai.games.hunl import HUNLGame
 from pokerai.games.leduc import LeducPoker
@@ -125,6 +125,13 @@ class DeepCFRConfig:
     seed: int = field(default=0, metadata={"min": 0})
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     threads: int = field(default=0, metadata={"min": 0, "help": "torch CPU threads; 0 keeps torch's default"})
+    mixed_precision: bool = field(
+        default=False,
+        metadata={
+            "help": "bfloat16 autocast for the training steps' forward passes (losses, optimiser "
+            "and weights stay float32); meant for CUDA, also runs on CPU"
+        },
+    )
 
 
 def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
@@ -144,11 +151,41 @@ Evaluator = Callable[["DeepCFRTrainer"], dict[str, float]]
 """Called at evaluation points with the trainer (policy networks fresh); returns named scalars."""
 
 
+class TraversalPool(Protocol):
+    """Runs an iteration's traversals somewhere else (:mod:`pokerai.deepcfr.distributed`).
+
+    ``run`` must return the samples of ``run_traversals`` for traversals ``0 ..
+    traversals_per_iteration - 1`` of ``traverser`` at ``iteration``, played with the
+    trainer's current advantage networks, in index order.
+    """
+
+    def run(self, trainer: DeepCFRTrainer, traverser: int, iteration: int) -> TraversalSamples: ...
+
+
+def advantage_strategy(
+    network: torch.nn.Module, features: torch.Tensor, masks: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.float64]:
+    """Regret matching on an advantage network's outputs for ``features``: probabilities [N, S]."""
+    with torch.inference_mode():
+        advantages = network(features)
+        mask = torch.from_numpy(np.array(masks, dtype=bool)).to(features.device)
+        return regret_matching(advantages.double(), mask).cpu().numpy()
+
+
 class DeepCFRTrainer:
     """Holds a run's state: networks, optimisers, reservoirs, generators and counters."""
 
-    def __init__(self, config: DeepCFRConfig, run_dir: str | Path, *, device: str | None = None) -> None:
+    def __init__(
+        self,
+        config: DeepCFRConfig,
+        run_dir: str | Path,
+        *,
+        device: str | None = None,
+        pool: TraversalPool | None = None,
+    ) -> None:
         self.config = config
+        self.pool = pool
+        """Where traversals run: ``None`` in this process, else e.g. Ray workers."""
         self.run_dir = Path(run_dir)
         self.device = resolve_device(device or config.device)  # type: ignore[arg-type]
         if config.threads:
@@ -182,6 +219,8 @@ class DeepCFRTrainer:
         self.init_rng = torch.Generator().manual_seed(int(seeds[5].generate_state(1)[0]))
         self.iteration = 0
         self.trained = [False, False]
+        self.advantage_versions = [0, 0]
+        """How many times each advantage network has been trained (pools send weights on change)."""
         self.policy_trained = False
         self.history: list[dict[str, float]] = []
         self.traversal_seconds = 0.0
@@ -198,12 +237,7 @@ class DeepCFRTrainer:
         """Regret matching on ``player``'s advantage network (uniform before it is trained)."""
         if not self.trained[player]:
             return masks / masks.sum(axis=1, keepdims=True)
-        network = self.networks[f"advantage_p{player}"]
-        with torch.inference_mode():
-            advantages = network(self.features(records))
-            mask = torch.from_numpy(np.array(masks, dtype=bool)).to(self.device)
-            probabilities = regret_matching(advantages.double(), mask).cpu().numpy()
-        return probabilities
+        return advantage_strategy(self.networks[f"advantage_p{player}"], self.features(records), masks)
 
     def average_strategy(
         self, player: int, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_]
@@ -225,6 +259,9 @@ class DeepCFRTrainer:
         network.train()
         optimiser = torch.optim.Adam(network.parameters(), lr=settings.learning_rate)
         losses = []
+        autocast = torch.autocast(
+            self.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision
+        )
         for _ in range(settings.steps):
             records, masks, targets, iterations = buffer.sample(settings.batch_size, self.sample_rng)
             features = self.features(records)
@@ -232,7 +269,9 @@ class DeepCFRTrainer:
             target = torch.from_numpy(targets).to(self.device)
             weights = torch.from_numpy(_iteration_weights(iterations, settings.weight_exponent))
             weights = weights.to(self.device)
-            output = network(features)
+            with autocast:
+                output = network(features)
+            output = output.float()
             if policy:
                 # Cross-entropy to the stored strategies, iteration-weighted (linear averaging).
                 log_probabilities = torch.log_softmax(output.masked_fill(~mask, -1e9), dim=1)
@@ -259,6 +298,22 @@ class DeepCFRTrainer:
         self.policy_trained = True
         return losses
 
+    def traverse(self, traverser: int, iteration: int) -> TraversalSamples:
+        """This iteration's traversals for ``traverser``: in this process, or on the pool."""
+        if self.pool is not None:
+            return self.pool.run(self, traverser, iteration)
+        return run_traversals(
+            self.game,
+            self.encoder,
+            self.current_strategy,
+            traverser=traverser,
+            count=self.config.traversals_per_iteration,
+            iteration=iteration,
+            seed=self.config.seed,
+            concurrent=self.config.concurrent_traversals,
+            value_scale=self.config.value_scale,
+        )
+
     def run_iteration(self) -> dict[str, float]:
         """One Deep CFR iteration (both players); returns the scalars to log."""
         self.iteration += 1
@@ -266,17 +321,7 @@ class DeepCFRTrainer:
         scalars: dict[str, float] = {}
         for player in (0, 1):
             start = time.perf_counter()
-            samples = run_traversals(
-                self.game,
-                self.encoder,
-                self.current_strategy,
-                traverser=player,
-                count=self.config.traversals_per_iteration,
-                iteration=t,
-                seed=self.config.seed,
-                concurrent=self.config.concurrent_traversals,
-                value_scale=self.config.value_scale,
-            )
+            samples = self.traverse(player, t)
             elapsed = time.perf_counter() - start
             self.traversal_seconds += elapsed
             self.total_traversals += self.config.traversals_per_iteration
@@ -297,6 +342,7 @@ class DeepCFRTrainer:
                 f"advantage_p{player}", self.advantage_buffers[player], self.config.advantage, policy=False
             )
             self.trained[player] = True
+            self.advantage_versions[player] += 1
             scalars[f"buffer/size_p{player}"] = len(self.advantage_buffers[player])
             scalars[f"buffer/strategy_size_p{player}"] = len(self.strategy_buffers[player])
             scalars[f"perf/traversals_per_s_p{player}"] = self.config.traversals_per_iteration / elapsed
@@ -343,11 +389,13 @@ class DeepCFRTrainer:
         self.total_traversals = int(state["total_traversals"])
 
     @classmethod
-    def resume(cls, run_dir: str | Path, *, device: str | None = None) -> DeepCFRTrainer:
+    def resume(
+        cls, run_dir: str | Path, *, device: str | None = None, pool: TraversalPool | None = None
+    ) -> DeepCFRTrainer:
         """Rebuild a trainer from ``run_dir/checkpoint.pt`` exactly as it was saved."""
         state = load_checkpoint(Path(run_dir) / CHECKPOINT_NAME)
         config = load_deepcfr_config(state["config"])
-        trainer = cls(config, run_dir, device=device)
+        trainer = cls(config, run_dir, device=device, pool=pool)
         trainer.load_state_dict(state)
         return trainer
 

@@ -4,6 +4,7 @@
     python benchmarks/bench_deepcfr_leduc.py                       # 40 s and 100 s budgets, ~8 minutes
     python benchmarks/bench_deepcfr_leduc.py --budgets 20 40 100 300
     python benchmarks/bench_deepcfr_leduc.py --budgets 40 100 600 --no-open-spiel --config my.yaml
+    python benchmarks/bench_deepcfr_leduc.py --workers 1 2        # pokerai in process and on 2 Ray workers
 
 Both solvers run in this process, one after the other, on the same CPU threads. Each runs
 iteration by iteration; at every budget (seconds of training) the policy network is trained
@@ -28,10 +29,26 @@ from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config, policy_
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_pokerai(budgets: list[float], run_dir: Path, config_path: Path) -> list[dict[str, Any]]:
+def run_pokerai(
+    budgets: list[float], run_dir: Path, config_path: Path, workers: int = 1
+) -> list[dict[str, Any]]:
+    """pokerai's rows; with ``workers`` > 1 the traversals run on a local Ray pool (started untimed)."""
     config = load_deepcfr_config(config_path)
     config = load_deepcfr_config({**_plain(config), "iterations": 10**6, "checkpoint_every": 10**6})
-    trainer = DeepCFRTrainer(config, run_dir)
+    pool = None
+    if workers > 1:
+        from pokerai.deepcfr.distributed import RayTraversalPool
+
+        pool = RayTraversalPool(config, workers)
+    try:
+        return _run_pokerai(budgets, DeepCFRTrainer(config, run_dir, pool=pool), workers)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _run_pokerai(budgets: list[float], trainer: DeepCFRTrainer, workers: int) -> list[dict[str, Any]]:
+    solver = "pokerai" if workers == 1 else f"pokerai, {workers} Ray workers"
     rows = []
     clock = 0.0
     for budget in budgets:
@@ -44,7 +61,7 @@ def run_pokerai(budgets: list[float], run_dir: Path, config_path: Path) -> list[
         clock += time.perf_counter() - start
         rows.append(
             {
-                "solver": "pokerai",
+                "solver": solver,
                 "budget": budget,
                 "seconds": clock,
                 "iterations": trainer.iteration,
@@ -124,10 +141,15 @@ def main() -> None:
     parser.add_argument("--run-dir", type=Path, default=Path("/tmp/pokerai_bench_deepcfr"))
     parser.add_argument("--config", type=Path, default=ROOT / "configs" / "leduc_deepcfr.yaml")
     parser.add_argument("--no-open-spiel", action="store_true", help="run pokerai only")
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=[1], help="one pokerai run per value: its traversal workers"
+    )
     args = parser.parse_args()
     budgets = sorted(args.budgets)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n")
-    rows = run_pokerai(budgets, args.run_dir, args.config)
+    rows = []
+    for workers in args.workers:
+        rows += run_pokerai(budgets, args.run_dir / f"workers{workers}", args.config, workers)
     if not args.no_open_spiel:
         rows += run_open_spiel(budgets)
     print("| solver | budget | training seconds | iterations | traversals per player | exploitability |")
@@ -144,8 +166,10 @@ def main() -> None:
     for budget, values in sorted(by_budget.items()):
         if "open_spiel" not in values:
             continue
-        ratio = values["open_spiel"] / values["pokerai"]
-        print(f"- at {budget:.0f} s: OpenSpiel / pokerai exploitability = {ratio:.2f}")
+        for solver, value in sorted(values.items()):
+            if solver != "open_spiel":
+                ratio = values["open_spiel"] / value
+                print(f"- at {budget:.0f} s: OpenSpiel / {solver} exploitability = {ratio:.2f}")
 
 
 if __name__ == "__main__":

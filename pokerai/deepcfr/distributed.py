@@ -166,13 +166,11 @@ class TraversalWorker:
         (Ray resolves it here) or to the pair itself. ``crash`` is fault injection for
         tests: the worker runs half its range and then kills its own process.
         """
-        ray = import_ray() if any(not isinstance(p, tuple) for p in payloads.values()) else None
-        if payloads:
-            if ray is not None:
-                players = list(payloads)
-                fetched = ray.get([payloads[p] for p in players])
-                payloads = dict(zip(players, fetched, strict=True))
-            self.load(payloads)
+        remote = [player for player, payload in payloads.items() if not isinstance(payload, tuple)]
+        if remote:
+            fetched = import_ray().get([payloads[player] for player in remote])
+            payloads = {**payloads, **dict(zip(remote, fetched, strict=True))}
+        self.load(payloads)
         if crash:
             self._run(traverser, iteration, first, count // 2)
             os.kill(os.getpid(), signal.SIGKILL)
@@ -181,7 +179,6 @@ class TraversalWorker:
         return samples
 
     def _run(self, traverser: int, iteration: int, first: int, count: int) -> TraversalSamples:
-        config = self.config
         return run_traversals(
             self.game,
             self.encoder,
@@ -189,9 +186,9 @@ class TraversalWorker:
             traverser=traverser,
             count=count,
             iteration=iteration,
-            seed=config.seed,
-            concurrent=config.concurrent_traversals,
-            value_scale=config.value_scale,
+            seed=self.config.seed,
+            concurrent=self.config.concurrent_traversals,
+            value_scale=self.config.value_scale,
             first=first,
         )
 
@@ -304,8 +301,7 @@ class RayTraversalPool:
     def _payloads_for(self, worker: int) -> dict[int, Any]:
         """The references worker ``worker`` lacks (all of them for a fresh actor)."""
         held = self._actor_versions[worker]
-        missing = {p: ref for p, ref in self._refs.items() if held.get(p) != self._versions[p]}
-        return missing
+        return {p: ref for p, ref in self._refs.items() if held.get(p) != self._versions[p]}
 
     def run(self, trainer: DeepCFRTrainer, traverser: int, iteration: int) -> TraversalSamples:
         self._publish(trainer, iteration)

@@ -43,11 +43,11 @@ import numpy.typing as npt
 from pokerai.abstraction.bets import slot_actions
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.baselines import is_same_action
-from pokerai.deepcfr.encoding import NOT_DEALT
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
-from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.engine.state import Action, HUNLState
 from pokerai.games.hunl import HUNLGame
+from pokerai.search.hunl import state_record
 
 BUTTON_SEAT, BIG_BLIND_SEAT = 0, 1
 """Seats of the blueprint's learning game."""
@@ -104,29 +104,7 @@ def observation_record(
     (pot, stacks, amount to call; rounded to whole chips) to express another
     game's chips in the blueprint's.
     """
-    player = observation.player
-    opponent = 1 - player
-    dealt = observation.board
-    board = [*sorted(dealt[:3]), *dealt[3:]]
-    board += [NOT_DEALT] * (5 - len(board))
-    owed = max(0, min(state.bets[opponent] - state.bets[player], state.stacks[player]))
-    start = state.street_starts[state.street]
-    raises = sum(1 for action in state.history[start:] if action.kind is ActionKind.RAISE)
-
-    def chips(amount: int) -> int:
-        return amount if chip_scale == 1.0 else round(amount * chip_scale)
-
-    return (
-        blueprint_seat(observation),
-        sorted(observation.hole_cards),
-        board,
-        state.street,
-        chips(state.pot),
-        chips(state.stacks[player]),
-        chips(state.stacks[opponent]),
-        chips(owed),
-        min(raises, 255),
-    )
+    return state_record(state, observation.player, observation.hole_cards, chip_scale)
 
 
 class BlueprintAgent(Agent):

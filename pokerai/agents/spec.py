@@ -6,9 +6,18 @@ that loads a file: ``blueprint:PATH`` plays an exported Deep CFR blueprint
 ``policy.pt``), with options after a ``?``: ``blueprint:PATH?threshold=0.3``
 drops actions the policy plays with probability below 0.3 and
 ``blueprint:PATH?purify=1`` always plays the most likely action
-(:class:`~pokerai.agents.blueprint.BlueprintAgent`). ``search:PATH`` is not
-available yet and says so. Anything else is a ``ValueError`` that names the
-spec and lists the valid ones.
+(:class:`~pokerai.agents.blueprint.BlueprintAgent`). ``search:PATH`` plays the
+same blueprint with real-time search on the river
+(:class:`~pokerai.agents.search.SearchAgent`), with the options
+``threshold`` and ``purify`` as for ``blueprint:`` and ``iterations=N``
+(the most CFR+ iterations of a river solve, default 1000), ``budget_ms=M``
+(milliseconds a solve may take, default 65; ``none`` for no limit),
+``full_iterations=F`` (iterations at which the solve's strategy fully
+replaces the blueprint's, default 100) and ``max_raises=R`` (raises inside the
+river subgame, default 2; ``none`` for no cap), e.g.
+``search:PATH?budget_ms=300&threshold=0.3``. An unknown or
+malformed option is a ``ValueError``. Anything else is a ``ValueError`` that
+names the spec and lists the valid ones.
 """
 
 from __future__ import annotations
@@ -48,6 +57,47 @@ def _blueprint(path: str) -> Agent:
     return load_blueprint_agent(path, sample=purify == "0", threshold=threshold)
 
 
+def _search(path: str) -> Agent:
+    from pokerai.agents.search import (
+        DEFAULT_BUDGET_MS,
+        DEFAULT_FULL_ITERATIONS,
+        DEFAULT_ITERATIONS,
+        DEFAULT_MAX_RAISES,
+        load_search_agent,
+    )
+
+    path, options = _options(
+        path, {"threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises"}
+    )
+    threshold = _number(options.get("threshold", "0"), "threshold")
+    purify = options.get("purify", "0")
+    if purify not in ("0", "1"):
+        raise ValueError(f"purify={purify!r} is not 0 or 1")
+    iterations = _whole_number(options.get("iterations", str(DEFAULT_ITERATIONS)), "iterations")
+    budget = options.get("budget_ms", str(DEFAULT_BUDGET_MS))
+    budget_ms = None if budget == "none" else _number(budget, "budget_ms")
+    full_iterations = _whole_number(
+        options.get("full_iterations", str(DEFAULT_FULL_ITERATIONS)), "full_iterations"
+    )
+    raises = options.get("max_raises", str(DEFAULT_MAX_RAISES))
+    max_raises = None if raises == "none" else _whole_number(raises, "max_raises")
+    return load_search_agent(
+        path,
+        sample=purify == "0",
+        threshold=threshold,
+        iterations=iterations,
+        budget_ms=budget_ms,
+        full_iterations=full_iterations,
+        max_raises=max_raises,
+    )
+
+
+def _whole_number(text: str, name: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"{name}={text!r} is not a non-negative whole number")
+    return int(text)
+
+
 def _options(path: str, known: set[str]) -> tuple[str, dict[str, str]]:
     """``PATH?key=value&key=value`` -> (PATH, {key: value}); an unknown or malformed option is an error."""
     path, _, query = path.partition("?")
@@ -69,7 +119,7 @@ def _number(text: str, name: str) -> float:
         raise ValueError(f"{name}={text!r} is not a number") from None
 
 
-_PATH_FACTORIES: dict[str, Callable[[str], Agent]] = {"blueprint": _blueprint}
+_PATH_FACTORIES: dict[str, Callable[[str], Agent]] = {"blueprint": _blueprint, "search": _search}
 
 PATH_AGENT_KINDS: tuple[str, ...] = ("blueprint", "search")
 """Spec kinds that take a path (``KIND:PATH``); those without a factory are not available yet."""

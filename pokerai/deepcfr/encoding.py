@@ -205,17 +205,7 @@ def _check_player(player: object) -> int:
 
 def _leduc_chips(rounds: Sequence[str]) -> list[int]:
     """Each Leduc player's chips in the pot after the betting ``rounds``, antes included."""
-    chips = [ANTE, ANTE]
-    for round_index, letters in enumerate(rounds):
-        owed = 0  # what the player to act must add to call
-        for position, letter in enumerate(letters):
-            if letter == "c":
-                chips[position % 2] += owed
-                owed = 0
-            elif letter == "r":
-                chips[position % 2] += owed + RAISE_SIZES[round_index]
-                owed = RAISE_SIZES[round_index]
-    return chips
+    return LeducState((), tuple(rounds)).contributions()
 
 
 def _segments(*sizes: tuple[str, int]) -> dict[str, dict[str, int]]:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +48,9 @@ from pokerai.deepcfr.traversal import TraversalSamples, legal_mask, run_traversa
 from pokerai.engine.state import HUNLConfig
 from pokerai.games.hunl import HUNLGame
 from pokerai.games.leduc import LeducPoker
+
+if TYPE_CHECKING:
+    from pokerai.solvers.policy import TabularPolicy
 
 CHECKPOINT_NAME = "checkpoint.pt"
 
@@ -259,9 +262,7 @@ class DeepCFRTrainer:
         network.train()
         optimiser = torch.optim.Adam(network.parameters(), lr=settings.learning_rate)
         losses = []
-        autocast = torch.autocast(
-            self.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision
-        )
+        autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision)
         for _ in range(settings.steps):
             records, masks, targets, iterations = buffer.sample(settings.batch_size, self.sample_rng)
             features = self.features(records)
@@ -471,7 +472,14 @@ def _information_states(game: Any) -> dict[str, Any]:
 
 def policy_exploitability(trainer: DeepCFRTrainer) -> float:
     """Exact exploitability of the policy networks on a small game (Leduc): NashConv / 2."""
-    from pokerai.solvers.best_response import exploitability, tree_of
+    from pokerai.solvers.best_response import exploitability
+
+    return float(exploitability(policy_table(trainer)))
+
+
+def policy_table(trainer: DeepCFRTrainer) -> TabularPolicy:
+    """The policy networks of a small game (Leduc) as a tabular policy over every information set."""
+    from pokerai.solvers.best_response import tree_of
     from pokerai.solvers.policy import TabularPolicy
 
     tree = tree_of(trainer.game)
@@ -487,7 +495,7 @@ def policy_exploitability(trainer: DeepCFRTrainer) -> float:
         probabilities[rows] = trainer.average_strategy(player, records, masks)[:, : tree.num_actions]
     probabilities = np.where(tree.legal_mask, probabilities, 0.0)
     probabilities /= probabilities.sum(axis=1, keepdims=True)
-    return float(exploitability(TabularPolicy(tree, probabilities)))
+    return TabularPolicy(tree, probabilities)
 
 
 def replace(config: DeepCFRConfig, **changes: Any) -> DeepCFRConfig:

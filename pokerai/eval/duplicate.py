@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -202,6 +203,13 @@ _WORKER_OBJECTS: tuple[Any, ...] = ()
 def _init_worker(*objects: Any) -> None:
     global _WORKER_OBJECTS
     _WORKER_OBJECTS = objects
+    # The workers already use every core between them; a network agent's torch would add
+    # its own thread pool per worker, and oversubscribed cores made one batched blueprint
+    # call 25x slower. (The objects are unpickled before this runs, so torch is loaded
+    # here exactly when some agent needs it.)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def _call_in_worker(function: Callable[..., Any], *args: Any) -> Any:

@@ -68,18 +68,12 @@ from pokerai.eval.duplicate import (
     play_hand,
     run_chunks,
 )
+from pokerai.search.hunl import ALL_COMBOS, CARD_IN_COMBO
 
 NEEDS_PROBABILITIES = "LBR needs an agent that exposes its action probabilities"
 
-ALL_COMBOS: npt.NDArray[np.int64] = np.array(
-    [(first, second) for first in range(NUM_CARDS) for second in range(first + 1, NUM_CARDS)], dtype=np.int64
-)
-"""The 1,326 hole-card combinations, int64 ``[1326, 2]``, lower card first."""
-
 _COMBO_TUPLES: tuple[tuple[int, int], ...] = tuple((int(a), int(b)) for a, b in ALL_COMBOS)
-_CARD_IN_COMBO: npt.NDArray[np.bool_] = np.zeros((NUM_CARDS, len(ALL_COMBOS)), dtype=bool)
-_CARD_IN_COMBO[ALL_COMBOS[:, 0], np.arange(len(ALL_COMBOS))] = True
-_CARD_IN_COMBO[ALL_COMBOS[:, 1], np.arange(len(ALL_COMBOS))] = True
+
 _OBSERVATION_FIELDS = tuple(field.name for field in dataclasses.fields(Observation))
 _HOLE_FIELD = _OBSERVATION_FIELDS.index("hole_cards")
 STREET_NAMES = ("preflop", "flop", "turn", "river")
@@ -234,7 +228,7 @@ class LocalBestResponse(Agent):
         state = self._replica(observation)
         target_player = 1 - observation.player
         # Combinations that hold a visible card are impossible; never show them to the target.
-        self._weights[_CARD_IN_COMBO[[*observation.hole_cards, *observation.board]].any(axis=0)] = 0.0
+        self._weights[CARD_IN_COMBO[[*observation.hole_cards, *observation.board]].any(axis=0)] = 0.0
         for index, action in enumerate(observation.history):
             if index >= self._processed and action.player == target_player:
                 live = np.flatnonzero(self._weights > 0)
@@ -276,9 +270,9 @@ class LocalBestResponse(Agent):
         me, target = observation.player, 1 - observation.player
         weights = self._weights.copy()
         visible = list(observation.hole_cards) + list(observation.board)
-        weights[_CARD_IN_COMBO[visible].any(axis=0)] = 0.0
+        weights[CARD_IN_COMBO[visible].any(axis=0)] = 0.0
         if weights.sum() <= 0:  # the target's actions were impossible under its own probabilities
-            weights = np.where(_CARD_IN_COMBO[visible].any(axis=0), 0.0, 1.0)
+            weights = np.where(CARD_IN_COMBO[visible].any(axis=0), 0.0, 1.0)
         live = np.flatnonzero(weights > 0)
         weights = weights[live] / weights[live].sum()
         equity = combo_equities(observation.hole_cards, observation.board, live, self.config.runouts, rng)

@@ -44,8 +44,8 @@ class LeducState(PlayerDerivedFlags):
     def board(self) -> int | None:
         return self.cards[2] if len(self.cards) > 2 else None
 
-    def _contributions(self) -> list[int]:
-        """Chips each player has put in, antes included."""
+    def contributions(self) -> list[int]:
+        """Chips each player has put in so far, antes included (depends only on the betting)."""
         chips = [ANTE, ANTE]
         for round_index, letters in enumerate(self.rounds):
             to_match = 0  # what the player to act must add to call
@@ -98,7 +98,7 @@ class LeducState(PlayerDerivedFlags):
     def returns(self) -> tuple[float, float]:
         if not self.is_terminal():
             raise ValueError(f"returns are only defined at the end of the game, not at {self}")
-        chips = self._contributions()
+        chips = self.contributions()
         letters = self.rounds[-1]
         if letters.endswith("f"):
             loser = (len(letters) - 1) % 2

@@ -35,10 +35,33 @@ def test_make_agent_returns_a_fresh_agent_each_time() -> None:
     assert make_agent("heuristic") is not make_agent("heuristic")
 
 
-@pytest.mark.parametrize("spec", ["search:runs/x.pt"])
-def test_path_kinds_are_not_available_yet(spec: str) -> None:
-    kind = spec.partition(":")[0]
-    with pytest.raises(ValueError, match=f"{kind} agents are not available yet") as error:
+def test_search_spec_builds_a_search_agent_with_its_options() -> None:
+    from pokerai.agents.search import SearchAgent
+
+    agent = make_agent(
+        "search:checkpoints/hunl_tiny?iterations=7&budget_ms=50&threshold=0.3&max_raises=none&full_iterations=5"
+    )
+    assert isinstance(agent, SearchAgent)
+    assert (agent.iterations, agent.budget_ms, agent.threshold, agent.max_raises, agent.full_iterations) == (
+        7,
+        50.0,
+        0.3,
+        None,
+        5,
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("search:checkpoints/hunl_tiny?depth=3", "unknown option 'depth'"),
+        ("search:checkpoints/hunl_tiny?iterations=-1", "iterations='-1' is not a non-negative whole number"),
+        ("search:checkpoints/hunl_tiny?budget_ms=0", "budget_ms 0.0 is not a positive number"),
+        ("search:runs/x.pt", "runs/x.pt"),
+    ],
+)
+def test_bad_search_specs_are_clear_errors(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as error:
         make_agent(spec)
     assert spec in str(error.value)
 

@@ -1,0 +1,584 @@
+"""Real-time search for hold'em on the river: beliefs from the blueprint, a river subgame, one decision.
+
+Endgame re-solving (Ganzfried & Sandholm, "Endgame Solving in Large
+Imperfect-Information Games", AAMAS 2015; the river part of Libratus, Brown &
+Sandholm, Science 2018): when the river is dealt, the rest of the hand is
+small enough to solve at the table. Three steps, all vectorised over the
+1,326 two-card combinations:
+
+1. **Beliefs** (:func:`public_beliefs`). Both players' ranges at the current
+   public state, by Bayes' rule from the blueprint: start uniform over the
+   combinations that hold no board card, and after every action in the
+   history multiply the acting player's range by the probability the
+   blueprint gives that action holding each combination (one batched network
+   call per past decision). An opponent raise that is not on the blueprint's
+   menu enters through :func:`~pokerai.abstraction.bets.translate`: its
+   probability is the sum over the translated slots of weight × blueprint
+   probability. The probabilities are the *thresholded* ones the blueprint
+   agent plays (:func:`threshold_probabilities`), so a hand that would never
+   take an action gets belief 0.
+2. **River subgame** (:func:`build_river_subgame`). The public tree from the
+   current state to the end of the hand with the blueprint's bet menu (children
+   labelled by action slot), optionally with at most ``max_raises`` raises
+   inside the search (then only fold and check/call). Its terminals share two
+   payoff matrices over the combinations that hold no board card: "valid pair"
+   (1 where the two hands share no card) for folds and the showdown sign matrix
+   for showdowns, each scaled by the chips at stake. Payoffs are whole-hand chip
+   results of engine player 0; subgame players are engine player indices.
+   :func:`solve_river` keeps only the combinations one player or the other may
+   hold (a few hundred of the 1,081), which makes each iteration faster by the
+   square of that fraction.
+3. **Solve and blend** (:func:`solve_river`, :func:`search_probabilities`,
+   :func:`search_decision`). :func:`~pokerai.search.subgame.solve` (CFR+) for
+   an iteration budget and an optional time budget; a hand outside the
+   searcher's range gets the best response to the solved opponent. Then
+   :func:`~pokerai.search.subgame.blend` of the root strategy with the
+   blueprint's, weight ``min(iterations done / full iterations, 1)``: 0
+   iterations give the blueprint's probabilities exactly.
+
+The solve depends only on the public state: the searcher's range is the
+public one (the opponent's view of it), and the opponent's range is not
+conditioned on the searcher's hole cards, because card removal for the actual
+hand is already in the matrices (a pair that shares a card has payoff 0). So
+one solve answers for every hand the searcher could hold, which is what a
+local best response asks.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.abstraction.bets import (
+    CHECK_CALL_SLOT,
+    FOLD_SLOT,
+    BetAbstraction,
+    legal_slot_amounts,
+    translate,
+)
+from pokerai.deepcfr.encoding import NOT_DEALT
+from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.evaluator import rank_hands
+from pokerai.engine.state import Action, ActionKind, HUNLState, Street
+from pokerai.search.subgame import TERMINAL, Decision, Subgame, Terminal, blend, solve
+
+NUM_COMBOS = NUM_CARDS * (NUM_CARDS - 1) // 2
+"""Two-card combinations: 1,326."""
+
+ALL_COMBOS: npt.NDArray[np.int64] = np.array(
+    [(first, second) for first in range(NUM_CARDS) for second in range(first + 1, NUM_CARDS)], dtype=np.int64
+)
+"""The 1,326 hole-card combinations, int64 ``[1326, 2]``, lower card first, in lexicographic order
+(local best response uses the same array)."""
+
+COMBO_INDEX: npt.NDArray[np.int64] = np.full((NUM_CARDS, NUM_CARDS), -1, dtype=np.int64)
+"""int64 ``[52, 52]``: the index in :data:`ALL_COMBOS` of the combination of two cards (either order);
+-1 on the diagonal."""
+COMBO_INDEX[ALL_COMBOS[:, 0], ALL_COMBOS[:, 1]] = np.arange(NUM_COMBOS)
+COMBO_INDEX[ALL_COMBOS[:, 1], ALL_COMBOS[:, 0]] = np.arange(NUM_COMBOS)
+
+CARD_IN_COMBO: npt.NDArray[np.bool_] = np.zeros((NUM_CARDS, NUM_COMBOS), dtype=np.bool_)
+"""bool ``[52, 1326]``: whether card ``c`` is one of combination ``k``'s two cards."""
+CARD_IN_COMBO[ALL_COMBOS[:, 0], np.arange(NUM_COMBOS)] = True
+CARD_IN_COMBO[ALL_COMBOS[:, 1], np.arange(NUM_COMBOS)] = True
+
+FOLD_MATRIX, SHOWDOWN_MATRIX = 0, 1
+"""Indices of the two payoff matrices every river subgame shares."""
+
+
+def combo_index(first: int, second: int) -> int:
+    """The index in :data:`ALL_COMBOS` of the two distinct cards ``first`` and ``second`` (either order)."""
+    if not (0 <= first < NUM_CARDS and 0 <= second < NUM_CARDS) or first == second:
+        raise ValueError(f"cards ({first}, {second}) are not two distinct card ids 0..{NUM_CARDS - 1}")
+    return int(COMBO_INDEX[first, second])
+
+
+def combos_holding(cards: Sequence[int]) -> npt.NDArray[np.bool_]:
+    """bool ``[1326]``: the combinations that hold at least one of ``cards``."""
+    if len(cards) == 0:
+        return np.zeros(NUM_COMBOS, dtype=np.bool_)
+    return np.asarray(CARD_IN_COMBO[list(cards)].any(axis=0), dtype=np.bool_)
+
+
+# ---------------------------------------------------------------------------- blueprint over all hands
+
+
+def threshold_probabilities(probabilities: npt.ArrayLike, threshold: float) -> npt.NDArray[np.float64]:
+    """Thresholding (Ganzfried, Sandholm & Waugh 2012) of each row of float ``[N, num_slots]``.
+
+    Slots below ``threshold`` get 0 and each row is renormalised; a row left
+    empty keeps only its most likely slot. ``threshold`` 0 returns the rows
+    unchanged. The same rule as :class:`pokerai.agents.blueprint.BlueprintAgent`.
+    """
+    rows = np.array(probabilities, dtype=np.float64, ndmin=2)
+    if threshold <= 0:
+        return rows
+    kept = np.where(rows >= threshold, rows, 0.0)
+    empty = kept.sum(axis=1) == 0
+    kept[np.flatnonzero(empty), np.argmax(rows[empty], axis=1)] = 1.0
+    result: npt.NDArray[np.float64] = kept / kept.sum(axis=1, keepdims=True)
+    return result
+
+
+def state_record(
+    state: HUNLState, player: int, hole_cards: Sequence[int], chip_scale: float = 1.0
+) -> tuple[Any, ...]:
+    """The ``HUNLEncoder`` record of ``player`` holding ``hole_cards`` at the engine ``state``.
+
+    The same record as :func:`pokerai.agents.blueprint.observation_record` (the
+    learning-game seat is 0 on the button); ``chip_scale`` multiplies the chip
+    fields (rounded to whole chips) to express another game's chips in the
+    blueprint's.
+    """
+    opponent = 1 - player
+    dealt = state.board
+    board = [*sorted(dealt[:3]), *dealt[3:]]
+    board += [NOT_DEALT] * (5 - len(board))
+    owed = max(0, min(state.bets[opponent] - state.bets[player], state.stacks[player]))
+    start = state.street_starts[state.street]
+    raises = sum(1 for action in state.history[start:] if action.kind is ActionKind.RAISE)
+
+    def chips(amount: int) -> int:
+        return amount if chip_scale == 1.0 else round(amount * chip_scale)
+
+    return (
+        0 if player == state.button else 1,
+        sorted(hole_cards),
+        board,
+        state.street,
+        chips(state.pot),
+        chips(state.stacks[player]),
+        chips(state.stacks[opponent]),
+        chips(owed),
+        min(raises, 255),
+    )
+
+
+def combo_probabilities(
+    blueprint: Blueprint,
+    state: HUNLState,
+    combos: npt.NDArray[np.int64],
+    threshold: float = 0.0,
+) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
+    """The blueprint's (thresholded) policy of the player to act holding each of ``combos``: one network call.
+
+    ``combos`` are indices into :data:`ALL_COMBOS` (they must not hold a board
+    card). Returns the legal slots, each slot's chips (as
+    :func:`~pokerai.abstraction.bets.legal_slot_amounts`) and float64
+    ``[len(combos), num_slots]`` probabilities, 0 on illegal slots.
+    """
+    player = state.to_act
+    if player is None:
+        raise ValueError("the hand is over, so there is no player to act and no policy to ask")
+    abstraction: BetAbstraction = blueprint.game.bets
+    legal, amounts = legal_slot_amounts(state, abstraction)
+    mask = np.zeros(abstraction.num_slots, dtype=np.bool_)
+    mask[list(legal)] = True
+    chip_scale = blueprint.game.config.big_blind / state.config.big_blind
+    records = np.empty(len(combos), dtype=blueprint.encoder.record_dtype)
+    if len(combos):
+        records[:] = state_record(state, player, (0, 1), chip_scale)
+        records["hole"] = ALL_COMBOS[combos]
+    seat = 0 if player == state.button else 1
+    probabilities = blueprint.probabilities_batch(
+        records, np.broadcast_to(mask, (len(combos), mask.size)), seat
+    )
+    return legal, amounts, threshold_probabilities(probabilities, threshold)
+
+
+def action_slots(
+    state: HUNLState,
+    action: Action,
+    legal: Sequence[int],
+    amounts: Sequence[int],
+    abstraction: BetAbstraction,
+) -> list[tuple[int, float]]:
+    """The menu slots that stand for ``action`` at ``state`` (before it): (slot, weight) pairs summing to 1.
+
+    Fold and check/call are their slots; a raise to a menu amount is that slot,
+    and any other raise is translated (:func:`~pokerai.abstraction.bets.translate`).
+    """
+    if action.kind is ActionKind.FOLD:
+        return [(FOLD_SLOT, 1.0)]
+    if action.kind is not ActionKind.RAISE:
+        return [(CHECK_CALL_SLOT, 1.0)]
+    for slot in legal:
+        if slot not in (FOLD_SLOT, CHECK_CALL_SLOT) and amounts[slot] == action.amount:
+            return [(slot, 1.0)]
+    return translate(state, action.amount, abstraction)
+
+
+def public_beliefs(
+    blueprint: Blueprint,
+    state: HUNLState,
+    *,
+    threshold: float = 0.0,
+    hole_cards: tuple[int, int] | None = None,
+) -> npt.NDArray[np.float64]:
+    """Both players' ranges at ``state``: float64 ``[2, 1326]`` by engine player, each row summing to 1.
+
+    ``state`` is an engine state whose history and board are the real ones (its
+    hole cards may be placeholders: they are never read). The history is
+    replayed from the start of the hand, and each action multiplies the actor's
+    range by the blueprint's probability of it (module docstring), with the
+    blueprint thresholded at ``threshold``. Combinations that hold a board card
+    get 0. With ``hole_cards`` (the cards of ``state.to_act``, the searcher), the
+    other player's combinations that hold one of them get 0 too.
+
+    If the blueprint gives an observed action probability 0 for every hand still
+    in the actor's range, the unthresholded probabilities are used for that
+    action instead, and if those are 0 too the action leaves the range as it
+    was: a range never becomes empty.
+    """
+    abstraction: BetAbstraction = blueprint.game.bets
+    board = state.board
+    live = np.flatnonzero(~combos_holding(board))
+    weights = np.zeros((2, NUM_COMBOS))
+    weights[:, live] = 1.0
+    replay = HUNLState.new(state.config, state.button, deck=state.deal)
+    for action in state.history:
+        actor = replay.to_act
+        assert actor is not None and actor == action.player, "the history replays on its own deal"
+        candidates = live[weights[actor, live] > 0]
+        legal, amounts, raw = combo_probabilities(blueprint, replay, candidates, 0.0)
+        pairs = action_slots(replay, action, legal, amounts, abstraction)
+        for probabilities in (threshold_probabilities(raw, threshold), raw):
+            likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
+            updated = weights[actor, candidates] * likelihood
+            if updated.sum() > 0:
+                weights[actor, candidates] = updated / updated.max()  # rescaled against underflow
+                break
+        replay.apply(action)
+    if hole_cards is not None and state.to_act is not None:
+        weights[1 - state.to_act, combos_holding(hole_cards)] = 0.0
+        if weights[1 - state.to_act].sum() == 0:  # only hands holding our cards were left
+            weights[1 - state.to_act, live] = 1.0
+            weights[1 - state.to_act, combos_holding(hole_cards)] = 0.0
+    result: npt.NDArray[np.float64] = weights / weights.sum(axis=1, keepdims=True)
+    return result
+
+
+# ---------------------------------------------------------------------------- river subgame
+
+
+@functools.lru_cache(maxsize=8)
+def river_matrices(
+    board: tuple[int, ...],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The hands and the two shared payoff matrices of a river subgame on the five-card ``board``.
+
+    Returns ``hands`` int64 ``[H]`` (the indices in :data:`ALL_COMBOS` of the
+    combinations that hold no board card, ascending; H = 1,081) and float64
+    ``[H, H]`` matrices: the valid-pair matrix (1 where the two hands share no
+    card, else 0) and the showdown matrix (+1 where hand ``i`` beats hand ``j``,
+    −1 where it loses, 0 on ties and invalid pairs). Cached for the last few
+    boards (read-only arrays).
+    """
+    if len(board) != 5 or len(set(board)) != 5:
+        raise ValueError(f"a river board is five distinct cards, got {list(board)}")
+    hands = np.flatnonzero(~combos_holding(board)).astype(np.int64)
+    cards = ALL_COMBOS[hands]
+    seven = np.concatenate(
+        [cards, np.broadcast_to(np.asarray(board, dtype=np.int64), (len(hands), 5))], axis=1
+    )
+    ranks = rank_hands(seven, validate=False).astype(np.int64)
+    membership = CARD_IN_COMBO[:, hands].astype(np.float64)  # [52, H]
+    valid = (membership.T @ membership == 0).astype(np.float64)
+    showdown = np.sign(ranks[:, np.newaxis] - ranks[np.newaxis, :]).astype(np.float64) * valid
+    for array in (hands, valid, showdown):
+        array.flags.writeable = False
+    return hands, valid, showdown
+
+
+@dataclass(frozen=True, eq=False)
+class RiverSubgame:
+    """A river subgame (module docstring) and how it maps back to the game.
+
+    Attributes:
+        subgame: the public tree; subgame player ``p`` is engine player ``p``.
+        hands: int64 ``[H]``, the :data:`ALL_COMBOS` index of each subgame hand.
+        root_slots: the action slot of each child of the root, in child order.
+        root_player: the engine player to act at the root (the searcher).
+        board: the five board cards.
+    """
+
+    subgame: Subgame
+    hands: npt.NDArray[np.int64]
+    root_slots: tuple[int, ...]
+    root_player: int
+    board: tuple[int, ...]
+
+
+def build_river_subgame(
+    state: HUNLState,
+    abstraction: BetAbstraction,
+    beliefs: npt.ArrayLike,
+    *,
+    max_raises: int | None = None,
+    hands: npt.ArrayLike | None = None,
+) -> RiverSubgame:
+    """The public tree from the river ``state`` to the end of the hand on the menu of ``abstraction``.
+
+    ``beliefs`` float ``[2, 1326]`` (by engine player) is the root reach.
+    ``hands`` (indices into :data:`ALL_COMBOS`, none holding a board card;
+    default: every such combination) are the subgame's hands: leaving out the
+    hands that neither player can hold makes the solve faster by the square. With
+    ``max_raises``, at most that many raises are made inside the tree, after
+    which a player may only fold, check or call. Terminals: a fold scales the
+    valid-pair matrix by engine player 0's chip result, a showdown scales the
+    showdown matrix by the chips each player has in the pot.
+    """
+    if state.street != Street.RIVER or state.to_act is None:
+        raise ValueError(f"river search needs a river decision, got {state!r}")
+    if max_raises is not None and (isinstance(max_raises, bool) or max_raises < 0):
+        raise ValueError(f"max_raises {max_raises!r} is not a non-negative whole number")
+    reach = np.asarray(beliefs, dtype=np.float64)
+    if reach.shape != (2, NUM_COMBOS):
+        raise ValueError(f"beliefs must have shape [2, {NUM_COMBOS}], got {list(reach.shape)}")
+    possible, valid, showdown = river_matrices(tuple(state.board))
+    if hands is None:
+        hands = possible
+    else:
+        hands = np.asarray(hands, dtype=np.int64)
+        rows = np.searchsorted(possible, hands)
+        if np.any(rows >= len(possible)) or np.any(possible[np.minimum(rows, len(possible) - 1)] != hands):
+            raise ValueError(f"subgame hands {hands.tolist()} are not all combinations free of board cards")
+        valid = valid[np.ix_(rows, rows)]
+        showdown = showdown[np.ix_(rows, rows)]
+
+    def node(current: HUNLState, raises: int) -> Decision | Terminal:
+        if current.is_over:
+            if current.folded is not None:
+                return Terminal(FOLD_MATRIX, float(current.returns()[0]))
+            assert current.committed[0] == current.committed[1], (
+                "uncalled chips are returned before a showdown"
+            )
+            return Terminal(SHOWDOWN_MATRIX, float(current.committed[0]))
+        player = current.to_act
+        assert player is not None
+        legal, amounts = legal_slot_amounts(current, abstraction)
+        children: list[tuple[Any, Decision | Terminal]] = []
+        for slot in legal:
+            if slot == FOLD_SLOT:
+                children.append((slot, node(current.after(ActionKind.FOLD), raises)))
+            elif slot == CHECK_CALL_SLOT:
+                children.append((slot, node(current.after(ActionKind.CALL), raises)))
+            elif max_raises is None or raises < max_raises:
+                children.append((slot, node(current.after(ActionKind.RAISE, amounts[slot]), raises + 1)))
+        return Decision(player, children)
+
+    root = node(state.clone(), 0)
+    assert isinstance(root, Decision)
+    subgame = Subgame.from_nested(root, [valid, showdown], reach[:, hands])
+    return RiverSubgame(
+        subgame=subgame,
+        hands=hands,
+        root_slots=tuple(int(label) for label, _ in root.children),
+        root_player=int(root.player),
+        board=tuple(state.board),
+    )
+
+
+# ---------------------------------------------------------------------------- one search decision
+
+
+@dataclass(frozen=True)
+class RiverSolution:
+    """The solved root of a river subgame for every hand of the searcher.
+
+    Attributes:
+        strategy: float64 ``[1326, num_slots]``, the searcher's strategy at the
+            root for each combination (0 on slots not at the root; rows of
+            combinations that hold a board card are 0): the solver's average
+            strategy for hands in its range, a best response to the solved
+            opponent for hands outside it.
+        iterations: CFR+ iterations run.
+        seconds: wall-clock time of beliefs, tree and solve together.
+        num_nodes: nodes of the subgame tree.
+        num_hands: hands of the subgame (combinations either player may hold).
+    """
+
+    strategy: npt.NDArray[np.float64]
+    iterations: int
+    seconds: float
+    num_nodes: int
+    num_hands: int = 0
+
+
+def solve_river(
+    blueprint: Blueprint,
+    state: HUNLState,
+    *,
+    iterations: int,
+    time_budget_s: float | None = None,
+    threshold: float = 0.0,
+    max_raises: int | None = None,
+) -> RiverSolution:
+    """Beliefs, river subgame and CFR+ at the river decision ``state`` (module docstring).
+
+    The subgame holds only the combinations that one player or the other may
+    hold (positive belief), so it is solved over a few hundred hands rather than
+    1,081. A hand outside the searcher's range (one the blueprint would not have
+    played this way, such as a hand whose earlier river actions were searched)
+    gets the best response to the solved opponent strategy (pure, the most
+    passive action on ties). Depends only on the public part of ``state`` (its
+    hole cards are never read). With 0 iterations nothing is solved and the
+    strategy is all zeros.
+    """
+    started = time.perf_counter()
+    num_slots = blueprint.game.bets.num_slots
+    if iterations == 0:
+        return RiverSolution(np.zeros((NUM_COMBOS, num_slots)), 0, time.perf_counter() - started, 0)
+    beliefs = public_beliefs(blueprint, state, threshold=threshold)
+    searcher = state.to_act
+    assert searcher is not None
+    hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
+    river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=max_raises, hands=hands)
+    remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - started))
+    solution = solve(river.subgame, iterations, time_budget_s=remaining)
+    slots = np.asarray(river.root_slots)
+    strategy = np.zeros((NUM_COMBOS, num_slots))
+    possible = river_matrices(tuple(state.board))[0]
+    outside = possible[beliefs[searcher, possible] == 0]
+    if len(outside):
+        values = _best_response_root_values(river, solution.average, outside)  # [children, outside]
+        # Ties go to the most passive action: check/call first, then fold, then raises by size.
+        order = np.argsort(
+            [0 if slot == CHECK_CALL_SLOT else 1 if slot == FOLD_SLOT else slot for slot in slots]
+        )
+        best = order[np.argmax(values[order], axis=0)]
+        strategy[outside, slots[best]] = 1.0
+    inside = np.flatnonzero(beliefs[searcher, river.hands] > 0)
+    strategy[np.ix_(river.hands[inside], slots)] = solution.strategy(river.subgame, 0)[inside]
+    return RiverSolution(
+        strategy,
+        solution.iterations,
+        time.perf_counter() - started,
+        river.subgame.num_nodes,
+        river.subgame.num_hands,
+    )
+
+
+def _best_response_root_values(
+    river: RiverSubgame, average: npt.NDArray[np.float64], hands: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """float64 ``[root children, len(hands)]``: the searcher's best-response value of each root action.
+
+    For ``hands`` (combination indices, none holding a board card, any of them
+    outside the subgame's hands) against the opponent playing ``average`` (the
+    :attr:`~pokerai.search.subgame.Solution.average` layout) from its root
+    beliefs; deeper decisions of the searcher take their best child.
+    """
+    subgame = river.subgame
+    searcher, opponent = river.root_player, 1 - river.root_player
+    reach = np.empty((subgame.num_nodes, subgame.num_hands))
+    reach[0] = subgame.reach[opponent]
+    for node in subgame.decisions:  # parents before children
+        children = subgame.children(node)
+        own = subgame.player[node] == opponent
+        reach[children.start : children.stop] = (
+            reach[node] * average[children.start : children.stop] if own else reach[node]
+        )
+    possible = river_matrices(river.board)[0]
+    rows = np.searchsorted(possible, hands)
+    columns = np.searchsorted(possible, river.hands)
+    values = np.zeros((subgame.num_nodes, len(hands)))
+    for matrix_index in (FOLD_MATRIX, SHOWDOWN_MATRIX):
+        nodes = np.flatnonzero((subgame.kind == TERMINAL) & (subgame.matrix == matrix_index))
+        if not len(nodes):
+            continue
+        full = river_matrices(river.board)[1 + matrix_index]
+        # Player 0's payoff is M[i, j] with player 0 holding i; player 1 holding i gets -M[j, i].
+        block = full[np.ix_(rows, columns)] if searcher == 0 else -full[np.ix_(columns, rows)].T
+        values[nodes] = subgame.scale[nodes, np.newaxis] * (reach[nodes] @ block.T)
+    for node in subgame.decisions[::-1]:
+        children = subgame.children(node)
+        child_values = values[children.start : children.stop]
+        values[node] = (
+            child_values.max(axis=0) if subgame.player[node] == searcher else child_values.sum(axis=0)
+        )
+    root = subgame.children(0)
+    result: npt.NDArray[np.float64] = values[root.start : root.stop]
+    return result
+
+
+def search_probabilities(
+    blueprint_probabilities: npt.ArrayLike,
+    solution: RiverSolution,
+    hole_cards: Sequence[int],
+    full_iterations: int,
+) -> npt.NDArray[np.float64]:
+    """The searched policy of the hand ``hole_cards``: float64 ``[num_slots]``.
+
+    :func:`~pokerai.search.subgame.blend` of the blueprint's probabilities for
+    this hand (float ``[num_slots]``) with the solved root strategy, weight
+    ``min(solution.iterations / full_iterations, 1)``; with 0 iterations the
+    blueprint's probabilities come back exactly.
+    """
+    local = solution.strategy[combo_index(int(hole_cards[0]), int(hole_cards[1]))]
+    return blend(
+        np.asarray(blueprint_probabilities, dtype=np.float64), local, solution.iterations, full_iterations
+    )
+
+
+def search_decision(
+    blueprint: Blueprint,
+    state: HUNLState,
+    hole_cards: tuple[int, int],
+    *,
+    iterations: int,
+    full_iterations: int,
+    time_budget_s: float | None = None,
+    threshold: float = 0.0,
+    max_raises: int | None = None,
+) -> npt.NDArray[np.float64]:
+    """The searched policy of the player to act at river ``state`` with ``hole_cards``.
+
+    Returns float64 ``[num_slots]``: :func:`solve_river` then
+    :func:`search_probabilities` against the blueprint's (thresholded)
+    probabilities for this hand, which come back exactly with 0 iterations.
+    :class:`pokerai.agents.search.SearchAgent` does the same with a cache of
+    solutions per public state.
+    """
+    hand = np.array([combo_index(*hole_cards)], dtype=np.int64)
+    blueprint_probabilities = combo_probabilities(blueprint, state, hand, threshold)[2][0]
+    solution = solve_river(
+        blueprint,
+        state,
+        iterations=iterations,
+        time_budget_s=time_budget_s,
+        threshold=threshold,
+        max_raises=max_raises,
+    )
+    return search_probabilities(blueprint_probabilities, solution, hole_cards, full_iterations)
+
+
+__all__ = [
+    "ALL_COMBOS",
+    "CARD_IN_COMBO",
+    "COMBO_INDEX",
+    "FOLD_MATRIX",
+    "NUM_COMBOS",
+    "SHOWDOWN_MATRIX",
+    "RiverSolution",
+    "RiverSubgame",
+    "action_slots",
+    "build_river_subgame",
+    "combo_index",
+    "combo_probabilities",
+    "combos_holding",
+    "public_beliefs",
+    "river_matrices",
+    "search_decision",
+    "search_probabilities",
+    "solve_river",
+    "state_record",
+    "threshold_probabilities",
+]

@@ -1,0 +1,522 @@
+"""A public subgame over both players' ranges, and a vectorised CFR+ that solves it.
+
+Real-time search re-solves the part of the game that starts at the current
+public state. Its tree is *public*: a node is a public action sequence, and
+each player's private hand is not a branch but an index into a vector, so one
+pass over the tree updates the strategy of every hand at once (the layout of
+range-based solvers such as postflop-solver or DeepStack's re-solver).
+
+Layout
+------
+* ``H`` private hands per player, indexed the same for both players (Leduc: the
+  six cards; hold'em: the 1,326 two-card combinations).
+* Nodes are stored parent before child and every node's children are
+  consecutive (:meth:`Subgame.from_nested` lays out a nested description so).
+* A decision node belongs to one player; its children are that player's actions.
+* A terminal node has a payoff matrix ``matrices[m]`` (float ``[H, H]``,
+  player 0's payoff per unit when player 0 holds hand ``i`` and player 1 hand
+  ``j``, 0 for pairs that cannot occur together) times a scale. Folds, showdowns
+  and the leaf values of depth-limited solving (one matrix per leaf and
+  continuation strategy) are all terminals of this kind; zero-sum, so player
+  1's payoff is the negative.
+* ``reach`` ``[2, H]``: each player's beliefs at the root (probability of
+  reaching the root holding each hand, up to a constant). Chance's part -- which
+  hand pairs can occur together -- is in the matrices.
+
+Solving
+-------
+:func:`solve` runs CFR+ (Tammelin 2014: regret-matching+, alternating updates,
+linearly weighted average strategy) for an iteration budget and, optionally, a
+time budget, and returns the average strategy of every decision node for every
+hand. Counterfactual values at terminals are matrix products, batched over all
+the terminals that share a matrix.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+DECISION, TERMINAL = 0, 1
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """A terminal of a nested subgame description: ``scale × matrices[matrix]`` is player 0's payoff."""
+
+    matrix: int
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision of ``player`` in a nested subgame description; ``children`` are ``(label, node)`` pairs."""
+
+    player: int
+    children: Sequence[tuple[Any, Decision | Terminal]]
+
+
+@dataclass(frozen=True, eq=False)
+class Subgame:
+    """A public tree in flat arrays (module docstring). All per-node arrays have length ``num_nodes``.
+
+    Attributes:
+        kind: int8, ``DECISION`` or ``TERMINAL``.
+        player: int8, the acting player at decisions, -1 at terminals.
+        parent: int32, -1 at the root.
+        first_child, num_children: int32; children are ``first_child .. first_child + num_children - 1``.
+        matrix: int32, the payoff matrix index at terminals, -1 at decisions.
+        scale: float64, the payoff scale at terminals, 0 at decisions.
+        label: the label of the edge from the parent (an action; ``None`` at the root).
+        matrices: float64 ``[H, H]`` payoff matrices of player 0.
+        reach: float64 ``[2, H]``, the players' root beliefs.
+    """
+
+    kind: npt.NDArray[np.int8]
+    player: npt.NDArray[np.int8]
+    parent: npt.NDArray[np.int32]
+    first_child: npt.NDArray[np.int32]
+    num_children: npt.NDArray[np.int32]
+    matrix: npt.NDArray[np.int32]
+    scale: npt.NDArray[np.float64]
+    label: tuple[Any, ...]
+    matrices: tuple[npt.NDArray[np.float64], ...]
+    reach: npt.NDArray[np.float64]
+    decisions: npt.NDArray[np.int32] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "decisions", np.flatnonzero(self.kind == DECISION).astype(np.int32))
+        num_hands = self.reach.shape[1]
+        if self.reach.shape != (2, num_hands) or np.any(self.reach < 0):
+            raise ValueError(f"root reach must be non-negative [2, H], got shape {self.reach.shape}")
+        for index, matrix in enumerate(self.matrices):
+            if matrix.shape != (num_hands, num_hands):
+                raise ValueError(
+                    f"payoff matrix {index} has shape {matrix.shape}, expected {(num_hands, num_hands)}"
+                )
+        used = self.matrix[self.kind == TERMINAL]
+        if used.size and (used.min() < 0 or used.max() >= len(self.matrices)):
+            raise ValueError("a terminal names a payoff matrix that does not exist")
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def num_hands(self) -> int:
+        return int(self.reach.shape[1])
+
+    def children(self, node: int) -> range:
+        """The child node indices of ``node``."""
+        first = int(self.first_child[node])
+        return range(first, first + int(self.num_children[node]))
+
+    @classmethod
+    def from_nested(
+        cls, root: Decision | Terminal, matrices: Sequence[npt.ArrayLike], reach: npt.ArrayLike
+    ) -> Subgame:
+        """Lay out a nested description breadth first (children consecutive, parents first)."""
+        kinds: list[int] = []
+        players: list[int] = []
+        parents: list[int] = []
+        firsts: list[int] = []
+        counts: list[int] = []
+        matrix_ids: list[int] = []
+        scales: list[float] = []
+        labels: list[Any] = []
+        queue: list[tuple[Decision | Terminal, int, Any]] = [(root, -1, None)]
+        head = 0
+        while head < len(queue):
+            node, parent, label = queue[head]
+            index = head
+            head += 1
+            parents.append(parent)
+            labels.append(label)
+            if isinstance(node, Terminal):
+                kinds.append(TERMINAL)
+                players.append(-1)
+                firsts.append(-1)
+                counts.append(0)
+                matrix_ids.append(int(node.matrix))
+                scales.append(float(node.scale))
+                continue
+            if node.player not in (0, 1) or not node.children:
+                raise ValueError(f"a decision needs player 0 or 1 and at least one child, got {node!r}")
+            kinds.append(DECISION)
+            players.append(node.player)
+            firsts.append(len(queue))
+            counts.append(len(node.children))
+            matrix_ids.append(-1)
+            scales.append(0.0)
+            queue.extend((child, index, child_label) for child_label, child in node.children)
+        return cls(
+            kind=np.asarray(kinds, dtype=np.int8),
+            player=np.asarray(players, dtype=np.int8),
+            parent=np.asarray(parents, dtype=np.int32),
+            first_child=np.asarray(firsts, dtype=np.int32),
+            num_children=np.asarray(counts, dtype=np.int32),
+            matrix=np.asarray(matrix_ids, dtype=np.int32),
+            scale=np.asarray(scales, dtype=np.float64),
+            label=tuple(labels),
+            matrices=tuple(np.asarray(m, dtype=np.float64) for m in matrices),
+            reach=np.asarray(reach, dtype=np.float64),
+        )
+
+
+@dataclass
+class Solution:
+    """What :func:`solve` returns.
+
+    Attributes:
+        average: float64 ``[num_nodes, H]``; at a non-root node ``c``, the
+            probability that the player acting at ``c``'s parent takes the
+            action into ``c`` holding hand ``h`` (rows of a decision's children
+            sum to 1 for every hand). Root row is 1. Where a hand never
+            reaches a decision under its own strategy the last iteration's
+            strategy stands in (it has no average).
+        current: the same layout for the last iteration's strategy.
+        iterations: CFR+ iterations run.
+        seconds: wall-clock time of the solve.
+    """
+
+    average: npt.NDArray[np.float64]
+    current: npt.NDArray[np.float64]
+    iterations: int
+    seconds: float
+
+    def strategy(self, subgame: Subgame, node: int) -> npt.NDArray[np.float64]:
+        """The average strategy at decision ``node``: float64 ``[H, num_children]``."""
+        children = subgame.children(node)
+        return self.average[children.start : children.stop].T.copy()
+
+
+def _regret_matching(subgame: Subgame, regret: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> None:
+    """Each decision's regret-matching strategy over its children into ``out`` (uniform if no regret > 0)."""
+    for node in subgame.decisions:
+        first = int(subgame.first_child[node])
+        last = first + int(subgame.num_children[node])
+        positive = regret[first:last]
+        total = positive.sum(axis=0)
+        uniform = 1.0 / (last - first)
+        out[first:last] = np.where(total > 0.0, positive / np.where(total > 0.0, total, 1.0), uniform)
+
+
+def _reach(subgame: Subgame, strategy: npt.NDArray[np.float64], player: int) -> npt.NDArray[np.float64]:
+    """``[num_nodes, H]``: ``player``'s reach of each node (root beliefs times its action probabilities)."""
+    reach = np.empty((subgame.num_nodes, subgame.num_hands))
+    reach[0] = subgame.reach[player]
+    for node in subgame.decisions:
+        first = int(subgame.first_child[node])
+        last = first + int(subgame.num_children[node])
+        if subgame.player[node] == player:
+            reach[first:last] = reach[node] * strategy[first:last]
+        else:
+            reach[first:last] = reach[node]
+    return reach
+
+
+def _terminal_values(
+    subgame: Subgame,
+    opponent_reach: npt.NDArray[np.float64],
+    player: int,
+    groups: list[tuple[int, npt.NDArray[np.int64]]],
+) -> npt.NDArray[np.float64]:
+    """``[num_nodes, H]`` counterfactual values of ``player`` at the terminals (0 elsewhere)."""
+    values = np.zeros((subgame.num_nodes, subgame.num_hands))
+    sign = 1.0 if player == 0 else -1.0
+    for matrix_index, nodes in groups:
+        matrix = subgame.matrices[matrix_index]
+        reach = opponent_reach[nodes]  # [T, H]
+        # player 0: sum_j M[i, j] r1[j]; player 1: -sum_i M[i, j] r0[i].
+        products = reach @ matrix.T if player == 0 else reach @ matrix
+        values[nodes] = sign * subgame.scale[nodes, np.newaxis] * products
+    return values
+
+
+def counterfactual_values(
+    subgame: Subgame, strategy: npt.NDArray[np.float64], player: int, *, best_response: bool = False
+) -> npt.NDArray[np.float64]:
+    """``[num_nodes, H]``: ``player``'s counterfactual value of every node for every hand under ``strategy``.
+
+    ``strategy`` has the :attr:`Solution.average` layout. The root row is the
+    player's value of the subgame for each hand, weighted by the opponent's
+    root beliefs (not normalised). With ``best_response`` the player instead
+    picks, at each of its decisions and for each hand, the child of highest
+    value (a node and a hand form one of its information sets): its
+    counterfactual best-response values against the opponent's ``strategy``.
+    """
+    groups = _terminal_groups(subgame)
+    values = _terminal_values(subgame, _reach(subgame, strategy, 1 - player), player, groups)
+    for node in subgame.decisions[::-1]:
+        first = int(subgame.first_child[node])
+        last = first + int(subgame.num_children[node])
+        if subgame.player[node] == player and best_response:
+            values[node] = values[first:last].max(axis=0)
+        elif subgame.player[node] == player:
+            values[node] = (strategy[first:last] * values[first:last]).sum(axis=0)
+        else:
+            values[node] = values[first:last].sum(axis=0)
+    return values
+
+
+def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]]:
+    terminals = np.flatnonzero(subgame.kind == TERMINAL)
+    return [(int(m), terminals[subgame.matrix[terminals] == m]) for m in np.unique(subgame.matrix[terminals])]
+
+
+@numba.njit(cache=True)
+def _cfr_plus_iterations(
+    kind, player, first_child, num_children, decisions, group_nodes, group_offsets, group_matrix,
+    scale, matrices, matrices_transposed, root_reach, regret, average_sum, strategy, first, count,
+):  # fmt: skip
+    """CFR+ iterations ``first .. first + count - 1`` in place (alternating updates, weights t).
+
+    Array arguments are the :class:`Subgame` fields; terminals come grouped by
+    payoff matrix (``group_nodes[group_offsets[g]:group_offsets[g + 1]]`` use
+    matrix ``group_matrix[g]``) so each group's values are one BLAS product.
+    """
+    num_nodes, num_hands = regret.shape
+    opponent_reach = np.empty((num_nodes, num_hands))
+    own_reach = np.empty((num_nodes, num_hands))
+    values = np.zeros((num_nodes, num_hands))
+    for t in range(first, first + count):
+        for updating in range(2):
+            # Regret matching+ at every decision.
+            for node in decisions:
+                start = first_child[node]
+                stop = start + num_children[node]
+                for hand in range(num_hands):
+                    total = 0.0
+                    for child in range(start, stop):
+                        total += regret[child, hand]
+                    for child in range(start, stop):
+                        if total > 0.0:
+                            strategy[child, hand] = regret[child, hand] / total
+                        else:
+                            strategy[child, hand] = 1.0 / (stop - start)
+            # Reach of both players, parents before children.
+            opponent_reach[0] = root_reach[1 - updating]
+            own_reach[0] = root_reach[updating]
+            for node in decisions:
+                start = first_child[node]
+                stop = start + num_children[node]
+                mine = player[node] == updating
+                for child in range(start, stop):
+                    for hand in range(num_hands):
+                        if mine:
+                            own_reach[child, hand] = own_reach[node, hand] * strategy[child, hand]
+                            opponent_reach[child, hand] = opponent_reach[node, hand]
+                        else:
+                            own_reach[child, hand] = own_reach[node, hand]
+                            opponent_reach[child, hand] = opponent_reach[node, hand] * strategy[child, hand]
+            # Terminal values: player 0 gets M r1, player 1 gets -M^T r0.
+            sign = 1.0 if updating == 0 else -1.0
+            for group in range(group_matrix.shape[0]):
+                nodes = group_nodes[group_offsets[group] : group_offsets[group + 1]]
+                gathered = np.empty((nodes.shape[0], num_hands))
+                for row in range(nodes.shape[0]):
+                    gathered[row] = opponent_reach[nodes[row]]
+                if updating == 0:
+                    products = np.dot(gathered, matrices_transposed[group_matrix[group]])
+                else:
+                    products = np.dot(gathered, matrices[group_matrix[group]])
+                for row in range(nodes.shape[0]):
+                    values[nodes[row]] = sign * scale[nodes[row]] * products[row]
+            # Values and regrets, children before parents.
+            for index in range(decisions.shape[0] - 1, -1, -1):
+                node = decisions[index]
+                start = first_child[node]
+                stop = start + num_children[node]
+                if player[node] == updating:
+                    for hand in range(num_hands):
+                        node_value = 0.0
+                        for child in range(start, stop):
+                            node_value += strategy[child, hand] * values[child, hand]
+                        values[node, hand] = node_value
+                        weight = t * own_reach[node, hand]
+                        for child in range(start, stop):
+                            updated = regret[child, hand] + values[child, hand] - node_value
+                            regret[child, hand] = updated if updated > 0.0 else 0.0
+                            average_sum[child, hand] += weight * strategy[child, hand]
+                else:
+                    for hand in range(num_hands):
+                        node_value = 0.0
+                        for child in range(start, stop):
+                            node_value += values[child, hand]
+                        values[node, hand] = node_value
+
+
+def solve(
+    subgame: Subgame,
+    iterations: int,
+    *,
+    time_budget_s: float | None = None,
+) -> Solution:
+    """Run CFR+ on ``subgame`` for ``iterations`` iterations, or until ``time_budget_s`` has passed.
+
+    Each iteration updates player 0 then player 1 (alternating updates); the
+    average strategy weights iteration ``t`` by ``t`` (as CFR+ does). With a
+    time budget at least one iteration runs when ``iterations >= 1``; the
+    clock is read every few iterations (a numba kernel runs them in chunks).
+    Deterministic for a given number of iterations.
+    """
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise ValueError(f"iterations must be a non-negative int, got {iterations!r}")
+    if time_budget_s is not None and not time_budget_s >= 0:
+        raise ValueError(f"time budget must be a non-negative number of seconds, got {time_budget_s!r}")
+    start = time.perf_counter()
+    shape = (subgame.num_nodes, subgame.num_hands)
+    regret = np.zeros(shape)
+    strategy = np.ones(shape)
+    average_sum = np.zeros(shape)
+    groups = _terminal_groups(subgame)
+    group_nodes = np.concatenate([nodes for _, nodes in groups]) if groups else np.zeros(0, np.int64)
+    group_offsets = np.cumsum([0, *(len(nodes) for _, nodes in groups)]).astype(np.int64)
+    group_matrix = np.array([matrix for matrix, _ in groups], dtype=np.int64)
+    matrices = np.ascontiguousarray(np.stack(subgame.matrices))
+    matrices_transposed = np.ascontiguousarray(matrices.transpose(0, 2, 1))
+    arrays = (
+        subgame.kind, subgame.player.astype(np.int64), subgame.first_child.astype(np.int64),
+        subgame.num_children.astype(np.int64), subgame.decisions.astype(np.int64),
+        group_nodes.astype(np.int64), group_offsets, group_matrix, subgame.scale, matrices,
+        matrices_transposed, subgame.reach, regret, average_sum, strategy,
+    )  # fmt: skip
+    done = 0
+    chunk = 1
+    while done < iterations:
+        count = min(chunk, iterations - done)
+        _cfr_plus_iterations(*arrays, done + 1, count)
+        done += count
+        elapsed = time.perf_counter() - start
+        if time_budget_s is not None:
+            if elapsed >= time_budget_s:
+                break
+            # Read the clock about every 5% of the budget.
+            per_iteration = elapsed / done
+            chunk = max(1, min(64, int(0.05 * time_budget_s / max(per_iteration, 1e-9))))
+        else:
+            chunk = iterations
+    _regret_matching(subgame, regret, strategy)
+    average = np.ones(shape)
+    _regret_matching(subgame, average_sum, average)
+    # A hand that never reaches a node under the player's own strategy accumulates no
+    # average there; its regrets are still right (they do not depend on its own
+    # reach), so it plays the last regret-matching strategy instead of uniform.
+    for node in subgame.decisions:
+        first = int(subgame.first_child[node])
+        last = first + int(subgame.num_children[node])
+        unreached = average_sum[first:last].sum(axis=0) <= 0.0
+        average[first:last, unreached] = strategy[first:last, unreached]
+    average[0] = 1.0
+    strategy[0] = 1.0
+    return Solution(average=average, current=strategy, iterations=done, seconds=time.perf_counter() - start)
+
+
+def opt_out_matrix(
+    alternative_values: npt.NDArray[np.float64],
+    opponent: int,
+    searcher_reach: npt.NDArray[np.float64],
+    valid: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """The payoff matrix of an opt-out terminal of the re-solving gadget (Burch, Johanson & Bowling 2014).
+
+    In *safe* re-solving the opponent first chooses, for each of its hands,
+    whether to enter the subgame or to take ``alternative_values[hand]`` -- its
+    counterfactual value of the subgame under the blueprint. An opponent that
+    can always take the blueprint's value cannot gain from the searcher's new
+    strategy, so the re-solved strategy is no more exploitable than the
+    blueprint's as far as the subgame can tell.
+
+    Returns player 0's payoff matrix ``[H, H]`` whose counterfactual value for
+    ``opponent`` holding ``h``, weighted by ``searcher_reach`` (the searcher's
+    root reach) over the ``valid`` pairs, is exactly ``alternative_values[h]``.
+    Hands that meet no searcher hand get 0.
+    """
+    if opponent == 1:
+        weight = searcher_reach @ valid  # [H]: sum_i r0[i] valid[i, j]
+        safe = np.where(weight > 0.0, weight, 1.0)
+        matrix = -valid * np.where(weight > 0.0, alternative_values / safe, 0.0)[np.newaxis, :]
+    else:
+        weight = valid @ searcher_reach  # [H]: sum_j valid[i, j] r1[j]
+        safe = np.where(weight > 0.0, weight, 1.0)
+        matrix = valid * np.where(weight > 0.0, alternative_values / safe, 0.0)[:, np.newaxis]
+    result: npt.NDArray[np.float64] = matrix
+    return result
+
+
+def with_resolve_gadget(
+    root: Decision | Terminal,
+    inner: Subgame,
+    blueprint: npt.NDArray[np.float64],
+    searcher: int,
+    *,
+    valid: int,
+    uniform_weight: float = 0.5,
+    possible: npt.NDArray[np.bool_] | None = None,
+) -> Subgame:
+    """The safe version of ``inner`` (laid out from ``root``): the opponent may opt out at the top.
+
+    ``blueprint`` is the blueprint strategy in :attr:`Solution.average`
+    layout for ``inner``; the opponent's alternative for each hand is its
+    counterfactual best-response value against the blueprint in ``inner``
+    (the "Resolve" gadget with the alternative payoffs of Brown & Sandholm,
+    "Safe and Nested Subgame Solving for Imperfect-Information Games", NeurIPS
+    2017). ``valid`` is the index of the matrix of pairs that can meet.
+
+    The opponent's root reach becomes ``(1 − uniform_weight)·beliefs +
+    uniform_weight·uniform`` over the ``possible`` hands: a hand the blueprint
+    never brings here still gets weight, so its opt-out constraint binds --
+    an opponent who deviates earlier is exactly the one who arrives with it.
+    In the returned subgame the searcher's decision is node 1.
+    """
+    if not 0.0 <= uniform_weight <= 1.0:
+        raise ValueError(f"uniform_weight must be in [0, 1], got {uniform_weight!r}")
+    opponent = 1 - searcher
+    alternative = counterfactual_values(inner, blueprint, opponent, best_response=True)[0]
+    valid_pairs = inner.matrices[valid]
+    matrices = [*inner.matrices, opt_out_matrix(alternative, opponent, inner.reach[searcher], valid_pairs)]
+    gadget = Decision(opponent, [("enter", root), ("opt-out", Terminal(len(matrices) - 1))])
+    reach = inner.reach.copy()
+    mask = np.ones(inner.num_hands, dtype=bool) if possible is None else np.asarray(possible, dtype=bool)
+    uniform = mask / mask.sum()
+    beliefs = inner.reach[opponent] / max(float(inner.reach[opponent].sum()), 1e-300)
+    reach[opponent] = (1.0 - uniform_weight) * beliefs + uniform_weight * uniform
+    return Subgame.from_nested(gadget, matrices, reach)
+
+
+def blend(
+    blueprint: npt.NDArray[np.float64], local: npt.NDArray[np.float64], iterations: int, full_iterations: int
+) -> npt.NDArray[np.float64]:
+    """``(1 − b)·blueprint + b·local`` with ``b = min(iterations / full_iterations, 1)`` (seed 001).
+
+    With 0 iterations the blueprint comes back exactly.
+    """
+    if full_iterations <= 0:
+        raise ValueError(f"full_iterations must be positive, got {full_iterations}")
+    weight = min(iterations / full_iterations, 1.0)
+    if weight == 0.0:
+        return np.array(blueprint, dtype=np.float64, copy=True)
+    return (1.0 - weight) * np.asarray(blueprint, dtype=np.float64) + weight * np.asarray(
+        local, dtype=np.float64
+    )
+
+
+__all__ = [
+    "DECISION",
+    "TERMINAL",
+    "Decision",
+    "Solution",
+    "Subgame",
+    "Terminal",
+    "blend",
+    "counterfactual_values",
+    "opt_out_matrix",
+    "solve",
+    "with_resolve_gadget",
+]

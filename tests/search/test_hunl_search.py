@@ -1,0 +1,344 @@
+"""River search for hold'em: beliefs, the river subgame, the solve, and the search agent."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+import torch
+
+from pokerai.abstraction.bets import legal_slot_amounts
+from pokerai.agents.base import Observation
+from pokerai.agents.baselines import CallAgent
+from pokerai.agents.blueprint import BlueprintAgent
+from pokerai.agents.search import SearchAgent
+from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.cards import parse_cards
+from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.eval.duplicate import duplicate_match
+from pokerai.search.hunl import (
+    ALL_COMBOS,
+    NUM_COMBOS,
+    RiverSolution,
+    action_slots,
+    build_river_subgame,
+    combo_index,
+    combo_probabilities,
+    combos_holding,
+    public_beliefs,
+    search_decision,
+    search_probabilities,
+    solve_river,
+)
+from pokerai.search.hunl import _best_response_root_values as best_response_root_values
+from pokerai.search.subgame import DECISION, Subgame, counterfactual_values, solve
+
+CHECKPOINT = Path(__file__).resolve().parents[2] / "checkpoints" / "hunl_tiny"
+DECK = parse_cards("AhKd 7c7d Qs9h2c 5d 3s")
+"""Player 0's hole cards, player 1's, then the board."""
+
+
+@pytest.fixture(scope="module")
+def blueprint() -> Blueprint:
+    return Blueprint.load(CHECKPOINT)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """Batched network calls on a busy two-core machine are many times slower with two torch threads."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+def scripted(blueprint: Blueprint, actions: list[tuple[int, ActionKind, int]]) -> HUNLState:
+    """A hand on DECK, player 0 on the button, with ``actions`` (player, kind, amount) applied."""
+    state = HUNLState.new(blueprint.game.config, 0, deck=DECK)
+    for player, kind, amount in actions:
+        state.apply(Action(player, kind, amount))
+    return state
+
+
+CHECKED_DOWN = [
+    (0, ActionKind.CALL, 50),
+    (1, ActionKind.CHECK, 0),
+    (1, ActionKind.CHECK, 0),
+    (0, ActionKind.CHECK, 0),
+    (1, ActionKind.CHECK, 0),
+    (0, ActionKind.CHECK, 0),
+]
+"""Limp, check, and checks to the river, where player 1 (the big blind) acts first."""
+OFF_MENU = [
+    (0, ActionKind.RAISE, 250),
+    (1, ActionKind.CALL, 150),
+    (1, ActionKind.CHECK, 0),
+    (0, ActionKind.CHECK, 0),
+    (1, ActionKind.CHECK, 0),
+    (0, ActionKind.CHECK, 0),
+    (1, ActionKind.RAISE, 370),
+]
+"""Off-menu sizes: a raise to 250 preflop (menu 200, 300), a 370 river bet into 500 (menu 250, 500)."""
+
+
+def test_combos_index_both_ways() -> None:
+    assert combo_index(51, 0) == combo_index(0, 51) == int(np.flatnonzero((ALL_COMBOS == [0, 51]).all(1))[0])
+    with pytest.raises(ValueError, match="two distinct card ids"):
+        combo_index(3, 3)
+
+
+def test_beliefs_sum_to_one_and_exclude_blocked_combos(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)
+    searcher = state.to_act
+    assert searcher == 1
+    hole = state.hole_cards(searcher)
+    beliefs = public_beliefs(blueprint, state, threshold=0.3, hole_cards=hole)
+    assert beliefs.shape == (2, NUM_COMBOS)
+    assert np.allclose(beliefs.sum(axis=1), 1.0)
+    assert np.all(beliefs >= 0)
+    assert np.all(beliefs[:, combos_holding(state.board)] == 0)
+    assert np.all(beliefs[1 - searcher, combos_holding(hole)] == 0)
+    # The searcher's own range is the public one: its own cards do not block it.
+    assert beliefs[searcher, combos_holding(hole) & ~combos_holding(state.board)].sum() > 0
+
+
+def test_beliefs_are_bayes_products_of_the_agents_action_probabilities(blueprint: Blueprint) -> None:
+    """Oracle: the range ratios of a few combos equal the products of BlueprintAgent.action_probability."""
+    state = scripted(blueprint, CHECKED_DOWN)
+    beliefs = public_beliefs(blueprint, state, threshold=0.0)
+    agent = BlueprintAgent(blueprint, threshold=0.0)
+    rng = np.random.default_rng(5)
+    combos = rng.choice(np.flatnonzero(~combos_holding(state.board)), size=12, replace=False)
+    for player in (0, 1):
+        products = np.ones(len(combos))
+        replay = HUNLState.new(state.config, state.button, deck=DECK)
+        for action in state.history:
+            if action.player == player:
+                observation = Observation.from_state(replay)
+                for row, combo in enumerate(combos):
+                    hole = (int(ALL_COMBOS[combo, 0]), int(ALL_COMBOS[combo, 1]))
+                    probability = agent.action_probability(_with_hole(observation, hole), action)
+                    assert probability is not None
+                    products[row] *= probability
+            replay.apply(action)
+        expected = products / products.sum()
+        found = beliefs[player, combos] / beliefs[player, combos].sum()
+        assert np.allclose(found, expected, rtol=1e-5, atol=1e-12)
+
+
+def _with_hole(observation: Observation, hole: tuple[int, int]) -> Observation:
+    return dataclasses.replace(observation, hole_cards=hole)
+
+
+def test_a_combo_the_thresholded_blueprint_never_plays_this_way_has_belief_zero(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)
+    live = np.flatnonzero(~combos_holding(state.board))
+    start = HUNLState.new(state.config, state.button, deck=DECK)
+    legal, amounts, probabilities = combo_probabilities(blueprint, start, live, threshold=0.3)
+    ((slot, _),) = action_slots(start, state.history[0], legal, amounts, blueprint.game.bets)
+    never = live[probabilities[:, slot] == 0]
+    sometimes = live[probabilities[:, slot] > 0]
+    assert len(never) > 0 and len(sometimes) > 0, "the first action splits the thresholded range"
+    beliefs = public_beliefs(blueprint, state, threshold=0.3)
+    assert np.all(beliefs[0, never] == 0)
+    # Without thresholding the same combos keep a little belief.
+    assert np.all(public_beliefs(blueprint, state, threshold=0.0)[0, never] > 0)
+
+
+def test_an_off_menu_opponent_bet_is_translated(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, OFF_MENU)
+    assert state.to_act == 0 and state.street == 3
+    beliefs = public_beliefs(blueprint, state, threshold=0.3, hole_cards=state.hole_cards(0))
+    assert np.all(np.isfinite(beliefs))
+    assert np.allclose(beliefs.sum(axis=1), 1.0)
+    legal, amounts = legal_slot_amounts(scripted(blueprint, OFF_MENU[:-1]), blueprint.game.bets)
+    pairs = action_slots(
+        scripted(blueprint, OFF_MENU[:-1]), state.history[-1], legal, amounts, blueprint.game.bets
+    )
+    assert [slot for slot, _ in pairs] == [2, 3] and np.isclose(sum(weight for _, weight in pairs), 1.0)
+    agent = SearchAgent(blueprint, threshold=0.3, iterations=20, budget_ms=None)
+    observation = Observation.from_state(state)
+    action = agent.act(observation, np.random.default_rng(0))
+    assert state.can_apply(action)
+    probabilities, actions = agent.decision(observation)
+    assert np.isclose(probabilities.sum(), 1.0)
+    assert all(actions[slot] is not None for slot in np.flatnonzero(probabilities > 0))
+
+
+def test_zero_iterations_play_the_blueprint_exactly(blueprint: Blueprint) -> None:
+    observation = Observation.from_state(scripted(blueprint, OFF_MENU))
+    expected, _ = BlueprintAgent(blueprint, threshold=0.3).decision(observation)
+    found, _ = SearchAgent(blueprint, threshold=0.3, iterations=0).decision(observation)
+    assert np.array_equal(found, expected)
+    state = scripted(blueprint, OFF_MENU)
+    direct = search_decision(
+        blueprint, state, state.hole_cards(0), iterations=0, full_iterations=100, threshold=0.3
+    )
+    assert np.array_equal(direct, expected)
+    searched = search_decision(
+        blueprint, state, state.hole_cards(0), iterations=30, full_iterations=100, threshold=0.3
+    )
+    assert np.isclose(searched.sum(), 1.0) and not np.array_equal(searched, expected)
+    solution = RiverSolution(
+        np.full((NUM_COMBOS, len(expected)), 0.5), iterations=0, seconds=0.0, num_nodes=1
+    )
+    assert np.array_equal(search_probabilities(expected, solution, observation.hole_cards, 100), expected)
+
+
+def _best_response_values(subgame: Subgame, strategy: npt.NDArray[np.float64], player: int) -> float:
+    """``player``'s best-response value against the other's ``strategy``, weighted by its root reach."""
+    values = counterfactual_values(subgame, strategy, player)
+    for node in subgame.decisions[::-1]:
+        children = subgame.children(node)
+        child_values = values[children.start : children.stop]
+        values[node] = (
+            child_values.max(axis=0) if subgame.player[node] == player else child_values.sum(axis=0)
+        )
+    return float(subgame.reach[player] @ values[0])
+
+
+def _exploitability(subgame: Subgame, strategy: npt.NDArray[np.float64]) -> float:
+    """NashConv in chips weighted by the root reach of both players (0 exactly at an equilibrium)."""
+    return _best_response_values(subgame, strategy, 0) + _best_response_values(subgame, strategy, 1)
+
+
+def _blueprint_strategy(
+    blueprint: Blueprint, state: HUNLState, subgame: Subgame, hands: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """The (unthresholded) blueprint's strategy on every decision of ``subgame``, Solution.average layout."""
+    strategy = np.ones((subgame.num_nodes, subgame.num_hands))
+    states = {0: state}
+    for node in subgame.decisions:  # parents before children
+        current = states[int(node)]
+        _, amounts, probabilities = combo_probabilities(blueprint, current, hands)
+        children = subgame.children(node)
+        slots = [subgame.label[child] for child in children]
+        block = probabilities[:, slots].T
+        strategy[children.start : children.stop] = block / block.sum(axis=0, keepdims=True)
+        for child, slot in zip(children, slots, strict=True):
+            kind = ActionKind.FOLD if slot == 0 else ActionKind.CALL if slot == 1 else ActionKind.RAISE
+            states[child] = current.after(kind, amounts[slot])
+    return strategy
+
+
+def test_the_river_solve_is_less_exploitable_than_the_blueprint(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)
+    beliefs = public_beliefs(blueprint, state, threshold=0.3)
+    hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
+    river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=2, hands=hands)
+    subgame = river.subgame
+    assert subgame.kind[0] == DECISION and river.root_player == 1
+    assert river.root_slots == (1, 2, 3, 4, 5)
+    solved = solve(subgame, 100).average
+    blueprint_strategy = _blueprint_strategy(blueprint, state, subgame, river.hands)
+    solved_exploitability = _exploitability(subgame, solved)
+    blueprint_exploitability = _exploitability(subgame, blueprint_strategy)
+    assert 0 <= solved_exploitability < 0.25 * blueprint_exploitability
+
+
+def test_a_bluff_catcher_folds_to_a_range_of_only_the_nuts(blueprint: Blueprint) -> None:
+    # Board Qs 9h 2c 5d 3s: the nuts is 4-6 (a six-high straight), held by no board card.
+    state = scripted(blueprint, [*CHECKED_DOWN, (1, ActionKind.RAISE, 300)])
+    assert state.to_act == 0 and state.street == 3
+    fours = parse_cards("4c4d4h4s")
+    sixes = parse_cards("6c6d6h6s")
+    nuts = np.zeros(NUM_COMBOS)
+    for four in fours:
+        for six in sixes:
+            nuts[combo_index(four, six)] = 1.0
+    beliefs = np.zeros((2, NUM_COMBOS))
+    beliefs[1] = nuts / nuts.sum()
+    beliefs[0, ~combos_holding(state.board)] = 1.0
+    beliefs[0] /= beliefs[0].sum()
+    river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=1)
+    assert river.root_slots[:2] == (0, 1)
+    strategy = solve(river.subgame, 100).strategy(river.subgame, 0)  # [H, children]
+    combos = ALL_COMBOS[river.hands]
+    holds_a_four_or_six = np.isin(combos, fours + sixes).any(axis=1)
+    fold = strategy[~holds_a_four_or_six, 0]
+    assert fold.min() > 0.95, "every hand that does not block the nuts folds"
+
+
+def test_one_solve_serves_every_hand_at_a_public_state(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)
+    observation = Observation.from_state(state)
+    agent = SearchAgent(blueprint, threshold=0.3, iterations=10, budget_ms=None)
+    rng = np.random.default_rng(1)
+    live = np.flatnonzero(~combos_holding(state.board))
+    check = Action(1, ActionKind.CHECK)
+    for combo in rng.choice(live, size=25, replace=False):
+        hole = (int(ALL_COMBOS[combo, 0]), int(ALL_COMBOS[combo, 1]))
+        probabilities, _ = agent.decision(_with_hole(observation, hole))
+        assert np.isclose(probabilities.sum(), 1.0)
+        assert agent.action_probability(_with_hole(observation, hole), check) == pytest.approx(
+            probabilities[1]
+        )
+    assert agent.solves == 1
+
+
+def test_a_search_agent_plays_whole_hands_against_call(blueprint: Blueprint) -> None:
+    agent = SearchAgent(blueprint, threshold=0.3, iterations=10, budget_ms=50)
+    result = duplicate_match(agent, CallAgent(), 3, seed=4)
+    assert result.hands == 6
+    assert np.isfinite(result.mbb_per_hand)
+
+
+def _root_best_response(
+    subgame: Subgame, strategy: npt.NDArray[np.float64], player: int
+) -> npt.NDArray[np.float64]:
+    """Oracle: ``player``'s best-response values of the root's children, ``[children, H]``."""
+    values = counterfactual_values(subgame, strategy, player)
+    for node in subgame.decisions[::-1]:
+        children = subgame.children(node)
+        child_values = values[children.start : children.stop]
+        values[node] = (
+            child_values.max(axis=0) if subgame.player[node] == player else child_values.sum(axis=0)
+        )
+    root = subgame.children(0)
+    return values[root.start : root.stop]
+
+
+@pytest.mark.parametrize("history", [CHECKED_DOWN, [*CHECKED_DOWN, (1, ActionKind.RAISE, 100)]])
+def test_best_response_values_of_any_hand_match_the_subgame_oracle(
+    blueprint: Blueprint, history: list[tuple[int, ActionKind, int]]
+) -> None:
+    state = scripted(blueprint, history)
+    beliefs = public_beliefs(blueprint, state, threshold=0.3)
+    hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
+    river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=2, hands=hands)
+    average = solve(river.subgame, 5).average
+    expected = _root_best_response(river.subgame, average, river.root_player)
+    found = best_response_root_values(river, average, river.hands)
+    assert np.allclose(found, expected, rtol=1e-9, atol=1e-6)
+    # A hand outside the subgame is valued against the same opponent: compare through a bigger subgame.
+    everything = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=2)
+    rows = np.searchsorted(everything.hands, river.hands)
+    padded = np.zeros((everything.subgame.num_nodes, everything.subgame.num_hands))
+    padded[:, rows] = average
+    outside = np.setdiff1d(everything.hands, river.hands)[:50]
+    expected_outside = _root_best_response(everything.subgame, padded, river.root_player)
+    assert np.allclose(
+        best_response_root_values(river, average, outside),
+        expected_outside[:, np.searchsorted(everything.hands, outside)],
+        rtol=1e-9,
+        atol=1e-6,
+    )
+
+
+def test_hands_outside_the_searchers_range_get_a_pure_legal_strategy(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, OFF_MENU)
+    solution = solve_river(blueprint, state, iterations=20, threshold=0.3, max_raises=2)
+    beliefs = public_beliefs(blueprint, state, threshold=0.3)
+    possible = ~combos_holding(state.board)
+    assert solution.num_hands == int(((beliefs[0] > 0) | (beliefs[1] > 0)).sum()) < int(possible.sum())
+    assert np.allclose(solution.strategy[possible].sum(axis=1), 1.0)
+    assert np.all(solution.strategy[~possible] == 0)
+    outside = possible & (beliefs[0] == 0)
+    assert outside.any()
+    assert np.all(np.isin(solution.strategy[outside], (0.0, 1.0)))
+    legal, _ = legal_slot_amounts(state, blueprint.game.bets)
+    assert np.all(solution.strategy[:, [slot for slot in range(6) if slot not in legal]] == 0)

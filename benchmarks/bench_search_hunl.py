@@ -10,6 +10,7 @@ blueprint). One warm-up decision per agent is not timed.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_search_hunl.py        # about 1 minute
     OMP_NUM_THREADS=1 python benchmarks/bench_search_hunl.py --budgets 75,300,1000 --decisions 60
+    OMP_NUM_THREADS=1 python benchmarks/bench_search_hunl.py --budgets 65,300 --decisions 60 --safe
 
 Prints a Markdown table: median and 95th-percentile milliseconds per decision,
 the median CFR+ iterations a solve ran and the median subgame size (nodes, and
@@ -90,6 +91,7 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=0.3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--safe", action="store_true", help="also time the safe (gadget) search")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -108,17 +110,21 @@ def main() -> None:
         f"{percentile(milliseconds, 0.95):.1f} | - | - | - |",
         flush=True,
     )
-    for budget in (float(text) for text in args.budgets.split(",")):
+    budgets = [float(text) for text in args.budgets.split(",")]
+    settings = [(False, budget) for budget in budgets] + [(True, budget) for budget in budgets if args.safe]
+    for safe, budget in settings:
         agent = SearchAgent(
             blueprint,
             threshold=args.threshold,
             iterations=args.iterations,
             budget_ms=budget,
             max_raises=args.max_raises,
+            safe=safe,
         )
         milliseconds, iterations, nodes, hands = time_agent(agent, observations)
+        name = "search, safe" if safe else "search"
         print(
-            f"| search | {args.iterations} | {budget:g} | {statistics.median(milliseconds):.1f} | "
+            f"| {name} | {args.iterations} | {budget:g} | {statistics.median(milliseconds):.1f} | "
             f"{percentile(milliseconds, 0.95):.1f} | {statistics.median(iterations):g} | "
             f"{statistics.median(nodes):g} | {statistics.median(hands):g} |",
             flush=True,

@@ -61,7 +61,8 @@ class SearchAgent(BlueprintAgent):
     ``budget_ms`` (positive, or None for no time limit) stops the solve early;
     ``full_iterations`` (positive) is the blend's full iteration count;
     ``max_raises`` (a non-negative int, or None for no cap) limits raises
-    inside the subgame.
+    inside the subgame; ``safe`` adds the re-solving gadget (the opponent may
+    take its best-response value against the blueprint instead of entering).
     """
 
     name = "search"
@@ -76,6 +77,7 @@ class SearchAgent(BlueprintAgent):
         budget_ms: float | None = DEFAULT_BUDGET_MS,
         full_iterations: int = DEFAULT_FULL_ITERATIONS,
         max_raises: int | None = DEFAULT_MAX_RAISES,
+        safe: bool = False,
     ) -> None:
         super().__init__(blueprint, sample=sample, threshold=threshold)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
@@ -94,6 +96,7 @@ class SearchAgent(BlueprintAgent):
         self.budget_ms = None if budget_ms is None else float(budget_ms)
         self.full_iterations = full_iterations
         self.max_raises = max_raises
+        self.safe = bool(safe)
         self._solutions: OrderedDict[tuple[Any, ...], RiverSolution] = OrderedDict()
         self.solves = 0
         """River solves run so far (cache misses)."""
@@ -118,6 +121,7 @@ class SearchAgent(BlueprintAgent):
             time_budget_s=None if self.budget_ms is None else self.budget_ms / 1000.0,
             threshold=self.threshold,
             max_raises=self.max_raises,
+            safe=self.safe,
         )
         self.solves += 1
         self._solutions[key] = solution
@@ -149,6 +153,7 @@ def load_search_agent(
     budget_ms: float | None = DEFAULT_BUDGET_MS,
     full_iterations: int = DEFAULT_FULL_ITERATIONS,
     max_raises: int | None = DEFAULT_MAX_RAISES,
+    safe: bool = False,
 ) -> SearchAgent:
     """A :class:`SearchAgent` on the blueprint folder (or ``policy.pt``) at ``path``.
 
@@ -162,6 +167,7 @@ def load_search_agent(
         budget_ms=budget_ms,
         full_iterations=full_iterations,
         max_raises=max_raises,
+        safe=safe,
     )
 
 

@@ -13,8 +13,10 @@ same blueprint with real-time search on the river
 (the most CFR+ iterations of a river solve, default 1000), ``budget_ms=M``
 (milliseconds a solve may take, default 65; ``none`` for no limit),
 ``full_iterations=F`` (iterations at which the solve's strategy fully
-replaces the blueprint's, default 100) and ``max_raises=R`` (raises inside the
-river subgame, default 2; ``none`` for no cap), e.g.
+replaces the blueprint's, default 100), ``max_raises=R`` (raises inside the
+river subgame, default 2; ``none`` for no cap) and ``safe=1`` (the safe
+re-solving gadget; one blueprint call per subgame decision, so use a larger
+budget), e.g.
 ``search:PATH?budget_ms=300&threshold=0.3``. An unknown or
 malformed option is a ``ValueError``. Anything else is a ``ValueError`` that
 names the spec and lists the valid ones.
@@ -67,7 +69,7 @@ def _search(path: str) -> Agent:
     )
 
     path, options = _options(
-        path, {"threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises"}
+        path, {"threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe"}
     )
     threshold = _number(options.get("threshold", "0"), "threshold")
     purify = options.get("purify", "0")
@@ -81,6 +83,9 @@ def _search(path: str) -> Agent:
     )
     raises = options.get("max_raises", str(DEFAULT_MAX_RAISES))
     max_raises = None if raises == "none" else _whole_number(raises, "max_raises")
+    safe = options.get("safe", "0")
+    if safe not in ("0", "1"):
+        raise ValueError(f"safe={safe!r} is not 0 or 1")
     return load_search_agent(
         path,
         sample=purify == "0",
@@ -89,6 +94,7 @@ def _search(path: str) -> Agent:
         budget_ms=budget_ms,
         full_iterations=full_iterations,
         max_raises=max_raises,
+        safe=safe == "1",
     )
 
 

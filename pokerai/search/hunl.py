@@ -67,7 +67,16 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLState, Street
-from pokerai.search.subgame import TERMINAL, Decision, Subgame, Terminal, blend, solve
+from pokerai.search.subgame import (
+    TERMINAL,
+    Decision,
+    Solution,
+    Subgame,
+    Terminal,
+    blend,
+    solve,
+    with_resolve_gadget,
+)
 
 NUM_COMBOS = NUM_CARDS * (NUM_CARDS - 1) // 2
 """Two-card combinations: 1,326."""
@@ -307,6 +316,8 @@ class RiverSubgame:
         root_slots: the action slot of each child of the root, in child order.
         root_player: the engine player to act at the root (the searcher).
         board: the five board cards.
+        root: the nested description the subgame was laid out from.
+        decision_states: the engine state at each decision node, by node index.
     """
 
     subgame: Subgame
@@ -314,6 +325,8 @@ class RiverSubgame:
     root_slots: tuple[int, ...]
     root_player: int
     board: tuple[int, ...]
+    root: Decision | None = None
+    decision_states: dict[int, HUNLState] | None = None
 
 
 def build_river_subgame(
@@ -353,6 +366,8 @@ def build_river_subgame(
         valid = valid[np.ix_(rows, rows)]
         showdown = showdown[np.ix_(rows, rows)]
 
+    states: dict[int, HUNLState] = {}
+
     def node(current: HUNLState, raises: int) -> Decision | Terminal:
         if current.is_over:
             if current.folded is not None:
@@ -372,18 +387,53 @@ def build_river_subgame(
                 children.append((slot, node(current.after(ActionKind.CALL), raises)))
             elif max_raises is None or raises < max_raises:
                 children.append((slot, node(current.after(ActionKind.RAISE, amounts[slot]), raises + 1)))
-        return Decision(player, children)
+        decision = Decision(player, children)
+        states[id(decision)] = current
+        return decision
 
     root = node(state.clone(), 0)
     assert isinstance(root, Decision)
     subgame = Subgame.from_nested(root, [valid, showdown], reach[:, hands])
+    # The same breadth-first order as the layout gives each decision's node index.
+    order: list[Decision | Terminal] = [root]
+    for nested in order:
+        if isinstance(nested, Decision):
+            order.extend(child for _, child in nested.children)
     return RiverSubgame(
         subgame=subgame,
         hands=hands,
         root_slots=tuple(int(label) for label, _ in root.children),
         root_player=int(root.player),
         board=tuple(state.board),
+        root=root,
+        decision_states={
+            index: states[id(nested)] for index, nested in enumerate(order) if id(nested) in states
+        },
     )
+
+
+def river_blueprint_strategy(
+    blueprint: Blueprint, river: RiverSubgame, threshold: float = 0.0
+) -> npt.NDArray[np.float64]:
+    """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout for ``river.subgame``.
+
+    One batched network call per decision node over the subgame's hands; where
+    the raise cap removed slots, the remaining children are renormalised
+    (uniform when none of them has probability).
+    """
+    assert river.decision_states is not None
+    subgame = river.subgame
+    strategy = np.ones((subgame.num_nodes, subgame.num_hands))
+    for node, node_state in river.decision_states.items():
+        _, _, probabilities = combo_probabilities(blueprint, node_state, river.hands, threshold)
+        children = subgame.children(node)
+        slots = [int(subgame.label[child]) for child in children]
+        rows = probabilities[:, slots].T  # [children, H]
+        totals = rows.sum(axis=0)
+        strategy[children.start : children.stop] = np.where(
+            totals > 0, rows / np.where(totals > 0, totals, 1.0), 1.0 / len(slots)
+        )
+    return strategy
 
 
 # ---------------------------------------------------------------------------- one search decision
@@ -420,8 +470,15 @@ def solve_river(
     time_budget_s: float | None = None,
     threshold: float = 0.0,
     max_raises: int | None = None,
+    safe: bool = False,
 ) -> RiverSolution:
     """Beliefs, river subgame and CFR+ at the river decision ``state`` (module docstring).
+
+    With ``safe`` the subgame starts with the re-solving gadget
+    (:func:`~pokerai.search.subgame.with_resolve_gadget`): the opponent may take,
+    hand by hand, its best-response value against the blueprint instead of
+    entering, and its root reach is half beliefs, half uniform over the
+    subgame's hands. That costs one blueprint call per decision node.
 
     The subgame holds only the combinations that one player or the other may
     hold (positive belief), so it is solved over a few hundred hands rather than
@@ -441,8 +498,25 @@ def solve_river(
     assert searcher is not None
     hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
     river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=max_raises, hands=hands)
+    solved_game = river.subgame
+    if safe:
+        assert river.root is not None
+        solved_game = with_resolve_gadget(
+            river.root,
+            river.subgame,
+            river_blueprint_strategy(blueprint, river, threshold),
+            searcher,
+            valid=FOLD_MATRIX,
+            uniform_weight=0.5,
+        )
     remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - started))
-    solution = solve(river.subgame, iterations, time_budget_s=remaining)
+    solution = solve(solved_game, iterations, time_budget_s=remaining)
+    if safe:
+        # Breadth first, the gadget puts "enter" (the inner root) at 1 and "opt-out" at 2,
+        # then the inner nodes 1.. in their own order: map the solution back to the inner tree.
+        inner_average = np.ones((river.subgame.num_nodes, river.subgame.num_hands))
+        inner_average[1:] = solution.average[3 : 3 + river.subgame.num_nodes - 1]
+        solution = Solution(inner_average, solution.current, solution.iterations, solution.seconds)
     slots = np.asarray(river.root_slots)
     strategy = np.zeros((NUM_COMBOS, num_slots))
     possible = river_matrices(tuple(state.board))[0]

@@ -42,6 +42,7 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
         "search:checkpoints/hunl_tiny?iterations=7&budget_ms=50&threshold=0.3&max_raises=none&full_iterations=5"
     )
     assert isinstance(agent, SearchAgent)
+    assert not agent.safe and make_agent("search:checkpoints/hunl_tiny?safe=1").safe  # type: ignore[attr-defined]
     assert (agent.iterations, agent.budget_ms, agent.threshold, agent.max_raises, agent.full_iterations) == (
         7,
         50.0,
@@ -55,6 +56,7 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
     ("spec", "message"),
     [
         ("search:checkpoints/hunl_tiny?depth=3", "unknown option 'depth'"),
+        ("search:checkpoints/hunl_tiny?safe=yes", "safe='yes' is not 0 or 1"),
         ("search:checkpoints/hunl_tiny?iterations=-1", "iterations='-1' is not a non-negative whole number"),
         ("search:checkpoints/hunl_tiny?budget_ms=0", "budget_ms 0.0 is not a positive number"),
         ("search:runs/x.pt", "runs/x.pt"),

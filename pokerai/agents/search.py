@@ -144,31 +144,12 @@ class SearchAgent(BlueprintAgent):
         return searched / searched.sum(), actions
 
 
-def load_search_agent(
-    path: str,
-    *,
-    sample: bool = True,
-    threshold: float = 0.0,
-    iterations: int = DEFAULT_ITERATIONS,
-    budget_ms: float | None = DEFAULT_BUDGET_MS,
-    full_iterations: int = DEFAULT_FULL_ITERATIONS,
-    max_raises: int | None = DEFAULT_MAX_RAISES,
-    safe: bool = False,
-) -> SearchAgent:
-    """A :class:`SearchAgent` on the blueprint folder (or ``policy.pt``) at ``path``.
+def load_search_agent(path: str, **options: Any) -> SearchAgent:
+    """A :class:`SearchAgent` on the blueprint folder (or ``policy.pt``) at ``path``; ``options`` as for it.
 
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the bad value.
     """
-    return SearchAgent(
-        Blueprint.load(path),
-        sample=sample,
-        threshold=threshold,
-        iterations=iterations,
-        budget_ms=budget_ms,
-        full_iterations=full_iterations,
-        max_raises=max_raises,
-        safe=safe,
-    )
+    return SearchAgent(Blueprint.load(path), **options)
 
 
 __all__ = [

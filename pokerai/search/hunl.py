@@ -73,6 +73,7 @@ from pokerai.search.subgame import (
     Solution,
     Subgame,
     Terminal,
+    back_up_values,
     blend,
     solve,
     with_resolve_gadget,
@@ -572,12 +573,7 @@ def _best_response_root_values(
         # Player 0's payoff is M[i, j] with player 0 holding i; player 1 holding i gets -M[j, i].
         block = full[np.ix_(rows, columns)] if searcher == 0 else -full[np.ix_(columns, rows)].T
         values[nodes] = subgame.scale[nodes, np.newaxis] * (reach[nodes] @ block.T)
-    for node in subgame.decisions[::-1]:
-        children = subgame.children(node)
-        child_values = values[children.start : children.stop]
-        values[node] = (
-            child_values.max(axis=0) if subgame.player[node] == searcher else child_values.sum(axis=0)
-        )
+    back_up_values(subgame, values, searcher, None)
     root = subgame.children(0)
     result: npt.NDArray[np.float64] = values[root.start : root.stop]
     return result

@@ -253,16 +253,29 @@ def counterfactual_values(
     """
     groups = _terminal_groups(subgame)
     values = _terminal_values(subgame, _reach(subgame, strategy, 1 - player), player, groups)
+    back_up_values(subgame, values, player, None if best_response else strategy)
+    return values
+
+
+def back_up_values(
+    subgame: Subgame, values: npt.NDArray[np.float64], player: int, strategy: npt.NDArray[np.float64] | None
+) -> None:
+    """Fill the decision rows of ``values`` (``[num_nodes, columns]``, terminal rows set) children first.
+
+    At ``player``'s decisions a node is worth its children weighted by
+    ``strategy`` (:attr:`Solution.average` layout), or their maximum when
+    ``strategy`` is None (a best response); at the opponent's decisions, the
+    sum of its children (the opponent's probabilities are in the reach).
+    """
     for node in subgame.decisions[::-1]:
         first = int(subgame.first_child[node])
         last = first + int(subgame.num_children[node])
-        if subgame.player[node] == player and best_response:
-            values[node] = values[first:last].max(axis=0)
-        elif subgame.player[node] == player:
-            values[node] = (strategy[first:last] * values[first:last]).sum(axis=0)
-        else:
+        if subgame.player[node] != player:
             values[node] = values[first:last].sum(axis=0)
-    return values
+        elif strategy is None:
+            values[node] = values[first:last].max(axis=0)
+        else:
+            values[node] = (strategy[first:last] * values[first:last]).sum(axis=0)
 
 
 def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]]:
@@ -514,6 +527,7 @@ __all__ = [
     "Solution",
     "Subgame",
     "Terminal",
+    "back_up_values",
     "blend",
     "counterfactual_values",
     "opt_out_matrix",

@@ -5,13 +5,16 @@
     python benchmarks/bench_deepcfr_leduc.py --budgets 20 40 100 300
     python benchmarks/bench_deepcfr_leduc.py --budgets 40 100 600 --no-open-spiel --config my.yaml
     python benchmarks/bench_deepcfr_leduc.py --workers 1 2        # pokerai in process and on 2 Ray workers
+    python benchmarks/bench_deepcfr_leduc.py --config configs/leduc_deepcfr_sampled.yaml --no-open-spiel
 
 Both solvers run in this process, one after the other, on the same CPU threads. Each runs
 iteration by iteration; at every budget (seconds of training) the policy network is trained
 (its time counts) and the exact exploitability of the policy network is computed (its time
 does not count). OpenSpiel's loop is the body of ``DeepCFRSolver.solve`` driven one iteration
 at a time, with the hyperparameters of its ``examples/deep_cfr_pytorch.py``; pokerai uses
-``configs/leduc_deepcfr.yaml``. Exploitability is NashConv / 2 for both (chips per game).
+``configs/leduc_deepcfr.yaml`` (chance enumerated in each traversal) unless ``--config`` names
+others, e.g. ``configs/leduc_deepcfr_sampled.yaml`` (external sampling, as OpenSpiel does).
+Exploitability is NashConv / 2 for both (chips per game).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_pokerai(
-    budgets: list[float], run_dir: Path, config_path: Path, workers: int = 1
+    budgets: list[float], run_dir: Path, config_path: Path, workers: int = 1, label: str = "pokerai"
 ) -> list[dict[str, Any]]:
     """pokerai's rows; with ``workers`` > 1 the traversals run on a local Ray pool (started untimed)."""
     config = load_deepcfr_config(config_path)
@@ -41,14 +44,16 @@ def run_pokerai(
 
         pool = RayTraversalPool(config, workers)
     try:
-        return _run_pokerai(budgets, DeepCFRTrainer(config, run_dir, pool=pool), workers)
+        return _run_pokerai(budgets, DeepCFRTrainer(config, run_dir, pool=pool), workers, label)
     finally:
         if pool is not None:
             pool.close()
 
 
-def _run_pokerai(budgets: list[float], trainer: DeepCFRTrainer, workers: int) -> list[dict[str, Any]]:
-    solver = "pokerai" if workers == 1 else f"pokerai, {workers} Ray workers"
+def _run_pokerai(
+    budgets: list[float], trainer: DeepCFRTrainer, workers: int, label: str
+) -> list[dict[str, Any]]:
+    solver = label if workers == 1 else f"{label}, {workers} Ray workers"
     rows = []
     clock = 0.0
     for budget in budgets:
@@ -139,7 +144,13 @@ def main() -> None:
     )
     parser.add_argument("--budgets", type=float, nargs="+", default=[40.0, 100.0], help="seconds of training")
     parser.add_argument("--run-dir", type=Path, default=Path("/tmp/pokerai_bench_deepcfr"))
-    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "leduc_deepcfr.yaml")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        nargs="+",
+        default=[ROOT / "configs" / "leduc_deepcfr.yaml"],
+        help="one pokerai run per config (and per --workers value)",
+    )
     parser.add_argument("--no-open-spiel", action="store_true", help="run pokerai only")
     parser.add_argument(
         "--workers", type=int, nargs="+", default=[1], help="one pokerai run per value: its traversal workers"
@@ -148,8 +159,11 @@ def main() -> None:
     budgets = sorted(args.budgets)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n")
     rows = []
-    for workers in args.workers:
-        rows += run_pokerai(budgets, args.run_dir / f"workers{workers}", args.config, workers)
+    for config in args.config:
+        label = "pokerai" if len(args.config) == 1 else f"pokerai ({config.stem})"
+        for workers in args.workers:
+            run_dir = args.run_dir / f"{config.stem}_workers{workers}"
+            rows += run_pokerai(budgets, run_dir, config, workers, label)
     if not args.no_open_spiel:
         rows += run_open_spiel(budgets)
     print("| solver | budget | training seconds | iterations | traversals per player | exploitability |")

@@ -1,7 +1,7 @@
 """Deep CFR traversals on Ray workers against one process, and the learner's training steps.
 
     python benchmarks/bench_deepcfr_workers.py                 # about 2 minutes; needs .[distributed]
-    python benchmarks/bench_deepcfr_workers.py --config configs/leduc_deepcfr.yaml --traversals 2000
+    python benchmarks/bench_deepcfr_workers.py --config configs/leduc_deepcfr_sampled.yaml --traversals 2000
 
 * **Traversals per second** of one iteration's traversal phase (both players), as
   ``pokerai train`` runs it: ``--workers 1`` in this process, ``--workers 2`` on two Ray

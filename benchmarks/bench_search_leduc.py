@@ -44,12 +44,12 @@ def cfr_plus_blueprint(iterations: int) -> TabularPolicy:
 
 
 def deep_cfr_blueprint(iterations: int) -> TabularPolicy:
-    """The policy networks of ``configs/leduc_deepcfr.yaml`` after ``iterations`` iterations."""
+    """The policy networks of ``configs/leduc_deepcfr_sampled.yaml`` after ``iterations`` iterations."""
     import tempfile
 
     from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config, policy_table
 
-    config = load_deepcfr_config(ROOT / "configs" / "leduc_deepcfr.yaml")
+    config = load_deepcfr_config(ROOT / "configs" / "leduc_deepcfr_sampled.yaml")
     with tempfile.TemporaryDirectory() as run_dir:
         trainer = DeepCFRTrainer(config, run_dir=Path(run_dir))
         for _ in range(iterations):

@@ -189,6 +189,7 @@ class TraversalWorker:
             seed=self.config.seed,
             concurrent=self.config.concurrent_traversals,
             value_scale=self.config.value_scale,
+            chance=self.config.chance,
             first=first,
         )
 

@@ -7,7 +7,12 @@ One traversal for the *traverser* walks a sampled part of the game tree:
   legal mask, the regrets as targets, and the iteration);
 * at the opponent's decisions one slot is sampled from the opponent's current strategy, and
   that strategy becomes a **strategy sample** (for the opponent's average policy);
-* chance is sampled.
+* chance is sampled -- or, with ``chance="enumerate"`` (small games such as Leduc), every
+  chance outcome is explored and valued by its probability. Sampling chance is the largest
+  source of variance in the regret samples; enumerating it leaves only the opponent's
+  sampled actions. It needs each chance node's outcomes to be equally likely (cards dealt
+  from a deck), so that every history in an information state has the same chance reach
+  and the samples need no extra weights.
 
 The current strategy at a decision is regret matching on the acting player's advantage
 network. Asking a network once per node is the known bottleneck of Python Deep CFR, so here
@@ -32,6 +37,7 @@ produce the same samples.
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -145,6 +151,7 @@ def _traverse(
     key: int,
     advantage: list[tuple[int, list[float]]],
     strategy_samples: list[int],
+    enumerate_chance: bool = False,
 ) -> Generator[_Query, _Reply, float]:
     """The part of an external-sampling traversal below ``state``; returns the traverser's value.
 
@@ -156,9 +163,20 @@ def _traverse(
     ``_child_key(key, slot)``, so every sample is a function of the traversal's seed and
     the path alone, never of how tasks were scheduled. Samples are appended to
     ``advantage`` (query index, regrets) and ``strategy_samples`` (query index).
+
+    With ``enumerate_chance`` a chance node yields a query of player ``CHANCE`` carrying one
+    child per outcome (child ``i`` gets ``_child_key(key, i)``); the scheduler answers it with
+    the children's values alone, and the task returns their mean (the outcomes are equally
+    likely).
     """
     while True:
         player = state.current_player()
+        if enumerate_chance and player == CHANCE:
+            outcomes = _uniform_outcomes(state)
+            child = state.child
+            children = [(child(outcome), _child_key(key, i)) for i, outcome in enumerate(outcomes)]
+            _, child_values = yield (CHANCE, None, -1, children)
+            return math.fsum(child_values) / len(child_values)  # equally likely outcomes
         while player == CHANCE:
             key = _mix(key)
             state = _sample_chance_keyed(state, key)
@@ -182,6 +200,18 @@ def _traverse(
         strategy_samples.append(index)
         key = _mix(key)
         state = state.child(_draw_uniform(strategy, total, _uniform(key)))
+
+
+def _uniform_outcomes(state: Any) -> list[int]:
+    """A chance node's outcomes, refused unless all are equally likely (what enumeration needs)."""
+    outcomes = state.chance_outcomes()
+    first = outcomes[0][1]
+    if any(abs(probability - first) > 1e-12 * max(first, 1.0) for _, probability in outcomes):
+        raise ValueError(
+            "chance='enumerate' needs equally likely chance outcomes (cards dealt from a deck); "
+            f"this node has probabilities {[probability for _, probability in outcomes]}"
+        )
+    return [outcome for outcome, _ in outcomes]
 
 
 def _draw_uniform(probabilities: list[float], total: float, uniform: float) -> int:
@@ -229,6 +259,7 @@ def run_traversals(
     value_scale: float = 1.0,
     batch: bool = True,
     first: int = 0,
+    chance: str = "sample",
 ) -> TraversalSamples:
     """Run traversals ``first .. first + count - 1`` for ``traverser``, ``concurrent`` at a time.
 
@@ -240,7 +271,13 @@ def run_traversals(
     depend on its index, not on which call ran it, so splitting ``0 .. n - 1`` into ranges
     run by different workers (``first``) and concatenating the results in range order gives
     the samples of one call with ``count = n``.
+
+    ``chance``: ``"sample"`` (external sampling: one outcome per chance node) or
+    ``"enumerate"`` (every outcome, for games with few and equally likely ones, e.g. Leduc).
     """
+    if chance not in ("sample", "enumerate"):
+        raise ValueError(f"chance must be 'sample' or 'enumerate', got {chance!r}")
+    enumerate_chance = chance == "enumerate"
     if count < 0 or concurrent < 1 or first < 0:
         raise ValueError(
             f"count and first must be >= 0 and concurrent >= 1, got {count}, {first} and {concurrent}"
@@ -294,6 +331,7 @@ def run_traversals(
             key,
             advantage_samples[root],
             strategy_samples[root],
+            enumerate_chance,
         )
         advance(_Task(generator, parent, slot, root), None)
 
@@ -304,7 +342,10 @@ def run_traversals(
             finish(task, finished.value)
             return
         task.query = query
-        waiting.append(task)
+        if query[0] == CHANCE:  # an enumerated chance node waits for its children only
+            task.answer = (-1, [], 0.0)
+        else:
+            waiting.append(task)
         children = query[3]
         if children is not None:
             values = task.values = [0.0] * len(children)
@@ -314,10 +355,16 @@ def run_traversals(
                     values[slot] = float(child.returns()[traverser])
                 else:
                     running.append((slot, child, key))
-            task.pending = len(running) + 1  # those children and the strategy
+            # Those children, and the strategy; an enumerated chance node's extra count is a
+            # guard released below, so that children finishing during the loop cannot resume it.
+            task.pending = len(running) + 1
             root = task.root
             for slot, child, key in running:
                 spawn(child, key, task, slot, root)
+            if query[0] == CHANCE:
+                task.pending -= 1
+                if task.pending == 0:
+                    advance(task, (task.answer, values))  # type: ignore[arg-type]
         else:
             task.pending = 1
 

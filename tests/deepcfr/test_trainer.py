@@ -60,8 +60,11 @@ def test_a_tiny_leduc_run_logs_evaluates_and_checkpoints(tmp_path: Path) -> None
     assert len(trainer.advantage_buffers[0]) == min(500, trainer.advantage_buffers[0].seen) > 0
 
 
-def test_resume_continues_bit_identically(tmp_path: Path) -> None:
-    config = load_deepcfr_config(TINY)
+@pytest.mark.parametrize("chance", ["sample", "enumerate"])
+def test_resume_continues_bit_identically(tmp_path: Path, chance: str) -> None:
+    config = load_deepcfr_config(
+        {**TINY, "chance": chance, "traversals_per_iteration": 40 if chance == "sample" else 1}
+    )
     straight = DeepCFRTrainer(config, tmp_path / "straight")
     straight.train()
 
@@ -117,6 +120,10 @@ def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None
         load_deepcfr_config({"game": "leduc", "encoding": "cards+strength"})
     with pytest.raises(ConfigError, match="encoding"):
         load_deepcfr_config({"game": "hunl", "encoding": "pixels"})
+    with pytest.raises(ConfigError, match="chance: 'enumerate' is for small games"):
+        load_deepcfr_config({"game": "hunl", "chance": "enumerate"})
+    with pytest.raises(ConfigError, match="chance"):
+        load_deepcfr_config({"chance": "all"})
     with pytest.raises(ConfigError, match=r"advantage\.weight_exponent: must be at least 0"):
         load_deepcfr_config({"advantage": {"weight_exponent": -1}})
 
@@ -154,3 +161,27 @@ def test_mixed_precision_trains_in_bfloat16_and_keeps_float32_weights(tmp_path: 
         assert np.isfinite(last) and last < first
     # Same samples (the traversal is unaffected); the two losses agree to bfloat16 precision.
     assert losses["bf16"][1] == pytest.approx(losses["fp32"][1], rel=0.25)
+
+
+def test_learning_rate_decay_runs_linearly_to_zero_within_each_training(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trainer = DeepCFRTrainer(load_deepcfr_config({**TINY, "iterations": 1}), tmp_path)
+    trainer.run_iteration()
+    used: list[float] = []
+    step = torch.optim.Adam.step
+
+    def recording_step(self: torch.optim.Adam, *args: Any, **kwargs: Any) -> Any:
+        used.append(self.param_groups[0]["lr"])
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", recording_step)
+    buffer = trainer.strategy_buffers[1]
+    for decay in (True, False, True):  # each training starts again from the full rate
+        settings = dataclasses.replace(
+            trainer.config.policy, steps=4, learning_rate=0.01, learning_rate_decay=decay
+        )
+        trainer._fit("policy_p1", buffer, settings, True)
+    assert used == pytest.approx(
+        [0.01, 0.0075, 0.005, 0.0025, 0.01, 0.01, 0.01, 0.01, 0.01, 0.0075, 0.005, 0.0025]
+    )

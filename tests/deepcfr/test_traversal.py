@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -9,8 +11,8 @@ import pytest
 from pokerai.deepcfr.encoding import make_encoder
 from pokerai.deepcfr.traversal import TraversalSamples, run_traversals
 from pokerai.games.hunl import HUNLGame
-from pokerai.games.leduc import LeducPoker
-from pokerai.games.protocol import Game
+from pokerai.games.leduc import LeducPoker, LeducState
+from pokerai.games.protocol import CHANCE, Game
 
 
 def uniform(
@@ -93,3 +95,148 @@ def test_bad_arguments() -> None:
         run_traversals(
             game, make_encoder(game), uniform, traverser=0, count=1, iteration=1, seed=0, concurrent=0
         )
+
+
+# ---------------------------------------------------------------- enumerated chance
+
+
+def pure_opponent(traverser: int):  # type: ignore[no-untyped-def]
+    """The traverser plays ``skewed``; the opponent always takes its highest legal slot."""
+
+    def strategy(
+        player: int, records: npt.NDArray[np.void], masks: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        if player == traverser:
+            return skewed(player, records, masks)
+        last = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+        return np.eye(masks.shape[1])[last]
+
+    return strategy
+
+
+@pytest.mark.parametrize("traverser", [0, 1])
+def test_enumerated_chance_with_a_pure_opponent_is_exact(traverser: int) -> None:
+    # Nothing is left to sample: one traversal's root value is the profile's exact value, and
+    # the regret samples of each information state average to its exact regrets.
+    from pokerai.solvers.best_response import expected_values, tree_of
+    from pokerai.solvers.policy import TabularPolicy
+
+    game = LeducPoker()
+    tree = tree_of(game)
+    strategy = pure_opponent(traverser)
+    table = np.zeros((tree.num_infosets, tree.num_actions))
+    for player in (0, 1):
+        rows = tree.player_slices[player]
+        table[rows] = strategy(player, np.zeros(0), tree.legal_mask[rows])
+    value = expected_values(TabularPolicy(tree, table))[traverser]
+
+    samples = run_traversals(
+        game,
+        make_encoder(game),
+        strategy,
+        traverser=traverser,
+        count=2,
+        iteration=1,
+        seed=3,
+        chance="enumerate",
+    )
+    assert np.allclose(samples.root_values, value, atol=1e-12)
+
+    # Exact regrets at every history the opponent's pure play reaches, grouped by record.
+    encoder: Any = make_encoder(game)
+    exact: dict[bytes, list[npt.NDArray[np.float64]]] = {}
+
+    def walk(state: LeducState) -> float:
+        if state.is_terminal():
+            return float(state.returns()[traverser])
+        if state.is_chance():
+            outcomes = state.chance_outcomes()
+            return sum(probability * walk(state.child(card)) for card, probability in outcomes)
+        player = state.current_player()
+        mask = np.zeros((1, game.num_distinct_actions), dtype=bool)
+        mask[0, list(state.legal_actions())] = True
+        probabilities = strategy(player, np.zeros(0), mask)[0]
+        if player != traverser:
+            return walk(state.child(int(np.argmax(probabilities))))
+        values = np.zeros(game.num_distinct_actions)
+        for action in state.legal_actions():
+            values[action] = walk(state.child(action))
+        node_value = float(probabilities @ values)
+        key = np.array([encoder.record(state, player)], dtype=encoder.record_dtype).tobytes()
+        exact.setdefault(key, []).append((values - node_value) * mask[0])
+        return node_value
+
+    walk(game.initial_state())
+    sampled: dict[bytes, list[npt.NDArray[np.float32]]] = {}
+    for record, target in zip(samples.advantage_records, samples.advantage_targets, strict=True):
+        sampled.setdefault(record.tobytes(), []).append(target)
+    assert sampled.keys() == exact.keys()
+    for key, regrets in exact.items():
+        assert len(sampled[key]) == 2 * len(regrets)  # each reachable history once per traversal
+        assert np.allclose(np.mean(sampled[key], axis=0), np.mean(regrets, axis=0), atol=1e-5)
+
+
+def test_enumerated_chance_samples_do_not_depend_on_batching() -> None:
+    game = LeducPoker()
+    encoder = make_encoder(game)
+    runs = [
+        run_traversals(
+            game,
+            encoder,
+            skewed,
+            traverser=0,
+            count=3,
+            iteration=2,
+            seed=4,
+            concurrent=concurrent,
+            batch=batch,
+            chance="enumerate",
+        )
+        for concurrent, batch in ((1, False), (2, True), (512, True))
+    ]
+    for other in runs[1:]:
+        assert canonical(other) == canonical(runs[0])
+        assert np.array_equal(other.root_values, runs[0].root_values)
+
+
+def test_enumerated_chance_refuses_what_it_cannot_do() -> None:
+    game = LeducPoker()
+    with pytest.raises(ValueError, match="chance must be 'sample' or 'enumerate'"):
+        run_traversals(
+            game, make_encoder(game), uniform, traverser=0, count=1, iteration=1, seed=0, chance="all"
+        )
+
+    class Lopsided:
+        """A chance node with unequal outcomes (0.3 and 0.7), each ending the game."""
+
+        def current_player(self) -> int:
+            return CHANCE
+
+        def chance_outcomes(self) -> list[tuple[int, float]]:
+            return [(0, 0.3), (1, 0.7)]
+
+        def child(self, outcome: int) -> LeducState:
+            return LeducState(cards=(0, 2), rounds=("rf",))
+
+    class LopsidedGame:
+        num_distinct_actions = 3
+
+        def initial_state(self) -> Lopsided:
+            return Lopsided()
+
+    with pytest.raises(ValueError, match="equally likely"):
+        run_traversals(
+            LopsidedGame(),
+            make_encoder(game),
+            uniform,
+            traverser=0,
+            count=1,
+            iteration=1,
+            seed=0,
+            chance="enumerate",
+        )
+    # Sampling such a node is fine: player 1 folded to a raise and loses its ante.
+    samples = run_traversals(
+        LopsidedGame(), make_encoder(game), uniform, traverser=1, count=2, iteration=1, seed=0
+    )
+    assert np.array_equal(samples.root_values, [-1.0, -1.0])

@@ -155,11 +155,10 @@ class DeepCFRConfig:
 def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
     """Load and check a Deep CFR config; bad keys or values raise ``ConfigError`` naming them."""
     config = load_config(source, DeepCFRConfig)
+    where = f"{source}: " if isinstance(source, (str, Path)) else ""
     if config.game == "leduc" and config.encoding != "cards":
-        where = f"{source}: " if isinstance(source, (str, Path)) else ""
         raise ConfigError(f"{where}encoding: {config.encoding!r} is for hold'em; Leduc has only 'cards'")
     if config.game == "hunl" and config.chance == "enumerate":
-        where = f"{source}: " if isinstance(source, (str, Path)) else ""
         raise ConfigError(
             f"{where}chance: 'enumerate' is for small games (Leduc); a hold'em deal has far too many "
             "outcomes to enumerate, use 'sample'"

@@ -34,8 +34,12 @@ def canonical(samples: TraversalSamples) -> list[tuple[bytes, bytes, bytes]]:
     return sorted((record.tobytes(), mask.tobytes(), target.tobytes()) for record, mask, target in rows)
 
 
-@pytest.mark.parametrize("game", [LeducPoker(), HUNLGame()], ids=["leduc", "hunl"])
-def test_batched_and_one_call_per_node_give_the_same_samples(game: Game) -> None:
+@pytest.mark.parametrize(
+    ("game", "chance", "count"),
+    [(LeducPoker(), "sample", 60), (HUNLGame(), "sample", 60), (LeducPoker(), "enumerate", 3)],
+    ids=["leduc", "hunl", "leduc-enumerated-chance"],
+)
+def test_batched_and_one_call_per_node_give_the_same_samples(game: Game, chance: str, count: int) -> None:
     encoder = make_encoder(game)
     runs = [
         run_traversals(
@@ -43,11 +47,12 @@ def test_batched_and_one_call_per_node_give_the_same_samples(game: Game) -> None
             encoder,
             skewed,
             traverser=1,
-            count=60,
+            count=count,
             iteration=3,
             seed=9,
             concurrent=concurrent,
             batch=batch,
+            chance=chance,
         )
         for concurrent, batch in ((1, False), (1, True), (7, True), (512, True))
     ]
@@ -174,29 +179,6 @@ def test_enumerated_chance_with_a_pure_opponent_is_exact(traverser: int) -> None
     for key, regrets in exact.items():
         assert len(sampled[key]) == 2 * len(regrets)  # each reachable history once per traversal
         assert np.allclose(np.mean(sampled[key], axis=0), np.mean(regrets, axis=0), atol=1e-5)
-
-
-def test_enumerated_chance_samples_do_not_depend_on_batching() -> None:
-    game = LeducPoker()
-    encoder = make_encoder(game)
-    runs = [
-        run_traversals(
-            game,
-            encoder,
-            skewed,
-            traverser=0,
-            count=3,
-            iteration=2,
-            seed=4,
-            concurrent=concurrent,
-            batch=batch,
-            chance="enumerate",
-        )
-        for concurrent, batch in ((1, False), (2, True), (512, True))
-    ]
-    for other in runs[1:]:
-        assert canonical(other) == canonical(runs[0])
-        assert np.array_equal(other.root_values, runs[0].root_values)
 
 
 def test_enumerated_chance_refuses_what_it_cannot_do() -> None:

@@ -80,6 +80,15 @@ class BetMenu:
         metadata={"help": "raise sizes as fractions of the pot after calling, smallest first"},
     )
     all_in: bool = field(default=True, metadata={"help": "whether going all-in is an action"})
+    all_in_max_pots: float = field(
+        default=0.0,
+        metadata={
+            "min": 0.0,
+            "help": "all-in is an action only while its raise is at most this many pots (the pot "
+            "after calling, as for the fractions); 0: always. A pot fraction that reaches the stack "
+            "is still an all-in",
+        },
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.pot_fractions, (tuple, list)):
@@ -102,6 +111,12 @@ class BetMenu:
                 )
         if not isinstance(self.all_in, bool):
             raise ValueError(f"all_in {self.all_in!r} is not true or false")
+        limit = self.all_in_max_pots
+        if isinstance(limit, bool) or not isinstance(limit, (int, float, np.integer, np.floating)):
+            raise ValueError(f"all_in_max_pots {limit!r} is not a number")
+        if not (math.isfinite(limit) and limit >= 0):
+            raise ValueError(f"all_in_max_pots {limit!r} is not a finite number >= 0")
+        object.__setattr__(self, "all_in_max_pots", float(limit))
         # Stored as a tuple of floats so that menus built from lists or ints hash and compare alike.
         object.__setattr__(self, "pot_fractions", tuple(float(fraction) for fraction in fractions))
 
@@ -211,6 +226,9 @@ def _raise_slots(state: HUNLState, player: int, abstraction: BetAbstraction) -> 
     minimum = min(other_bet + max(state.last_raise_size, state.config.big_blind), maximum)  # min_raise_to
     menu = abstraction.menu(state.street)
     all_in = menu.all_in
+    limit = menu.all_in_max_pots
+    if all_in and limit > 0 and maximum - highest_bet > limit * pot_after_call:
+        all_in = False  # an overbet beyond the menu's limit
     taken: set[int] = {maximum} if all_in else set()
     slots: list[tuple[int, int]] = []
     floor = math.floor

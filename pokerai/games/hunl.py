@@ -62,7 +62,8 @@ BUTTON = 0
 def _format_menu(menu: BetMenu) -> str:
     sizes = "/".join(f"{fraction:g}" for fraction in menu.pot_fractions)
     if menu.all_in:
-        return f"{sizes}+all-in" if sizes else "all-in"
+        all_in = f"all-in<={menu.all_in_max_pots:g}pot" if menu.all_in_max_pots > 0 else "all-in"
+        return f"{sizes}+{all_in}" if sizes else all_in
     return sizes or "none"
 
 

@@ -129,9 +129,8 @@ def test_loads_from_config_mapping() -> None:
 
 
 def test_config_unknown_key() -> None:
-    with pytest.raises(
-        ConfigError, match=r"unknown key 'pot_fraction' in flop \(known keys: pot_fractions, all_in\)"
-    ):
+    known = "pot_fractions, all_in, all_in_max_pots"
+    with pytest.raises(ConfigError, match=rf"unknown key 'pot_fraction' in flop \(known keys: {known}\)"):
         load_config({"flop": {"pot_fraction": [0.5]}}, BetAbstraction)
     with pytest.raises(ConfigError, match="unknown key 'flopp' at the top level"):
         load_config({"flopp": {}}, BetAbstraction)
@@ -230,6 +229,37 @@ def test_small_fractions_clamp_up_to_the_min_raise_and_merge() -> None:
     assert mask.tolist() == [True, True, True, False, False, True, True]
     assert actions[2] == Action(0, ActionKind.RAISE, 200)
     assert actions[5] == Action(0, ActionKind.RAISE, 300)
+
+
+def test_all_in_beyond_the_overbet_limit_is_not_an_action() -> None:
+    capped = BetAbstraction(preflop=BetMenu(all_in_max_pots=2.0), flop=BetMenu(all_in_max_pots=2.0))
+    # Preflop the button's all-in raises 19,900 over a pot after calling of 200: 99.5 pots.
+    mask, actions = slot_actions(new_hand(), capped)
+    assert mask.tolist() == [True, True, True, True, True, False]
+    assert actions[5] is None
+    # Facing a 3-bet to 12,500 (pot after calling 25,000), all-in raises 7,500 more: 0.3 pots.
+    state = new_hand()
+    state.raise_to(2_500)
+    state.raise_to(12_500)
+    mask, actions = slot_actions(state, capped)
+    assert mask.tolist() == [True, True, False, False, False, True]
+    assert actions[5] == Action(0, ActionKind.RAISE, 20_000)
+    # The limit is inclusive: stacks of 500 make the button's all-in exactly 2 pots (400 over 200).
+    assert slot_actions(short_stacked(), capped)[0].tolist() == [True, True, True, True, False, True]
+    tighter = BetAbstraction(preflop=BetMenu(all_in_max_pots=1.99))
+    # Without the all-in slot the two-pot raise, which is the all-in, keeps its own slot.
+    assert slot_actions(short_stacked(), tighter)[1][4] == Action(0, ActionKind.RAISE, 500)
+    # 0 is no limit: the default menu.
+    assert BetMenu().all_in_max_pots == 0.0
+    assert slot_actions(new_hand(), BetAbstraction(preflop=BetMenu(all_in_max_pots=0)))[0][5]
+
+
+def test_all_in_limit_validation() -> None:
+    for bad in (-1.0, float("inf"), float("nan"), True, "2"):
+        with pytest.raises(ValueError, match="all_in_max_pots"):
+            BetMenu(all_in_max_pots=bad)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="all_in_max_pots"):
+        load_config({"flop": {"all_in_max_pots": -2}}, BetAbstraction)
 
 
 def test_no_raise_slots_when_raising_is_illegal() -> None:

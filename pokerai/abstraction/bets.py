@@ -30,6 +30,10 @@ unused) and the last slot all-in. :func:`slot_actions` gives the legal slots
 of a state and the engine action of each. Two slots that come to the same
 amount after clamping are one action: the lower slot keeps it, except that a
 fraction equal to all-in always yields to the all-in slot.
+A menu's ``all_in_max_pots`` (0, no limit, by default) keeps all-in off the
+menu while its raise would exceed that many pots after calling, e.g. a 200 bb
+shove into a 1.5 bb preflop pot; a fraction clamped to the stack is then still
+an all-in, in its own slot.
 
 Action translation
 ------------------

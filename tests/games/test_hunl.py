@@ -34,6 +34,10 @@ def test_game_describes_itself() -> None:
     assert short.name == (
         "hunl(50/100, 50bb/30bb, menu preflop 0.5/1/2+all-in flop 1 turn 0.5/1/2+all-in river 0.5/1/2+all-in)"
     )
+    capped = BetMenu(all_in_max_pots=2)
+    limited = HUNLGame(bets=BetAbstraction(capped, capped, capped, capped))
+    assert limited.name == "hunl(50/100, 200bb, menu 0.5/1/2+all-in<=2pot)"
+    assert limited.num_distinct_actions == 6  # the all-in slot stays; it is legal only within the limit
 
 
 def test_scripted_hand_goes_to_showdown_with_the_right_returns() -> None:

@@ -190,6 +190,7 @@ class TraversalWorker:
             concurrent=self.config.concurrent_traversals,
             value_scale=self.config.value_scale,
             chance=self.config.chance,
+            all_in_equity=self.config.all_in_equity,
             first=first,
         )
 

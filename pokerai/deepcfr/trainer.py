@@ -131,6 +131,13 @@ class DeepCFRConfig:
     value_scale: float = field(
         default=1.0, metadata={"min": 1e-9, "help": "advantage targets are divided by this (chips)"}
     )
+    all_in_equity: bool = field(
+        default=False,
+        metadata={
+            "help": "hold'em: value an all-in called before the river at the two hands' equity over "
+            "the run-outs instead of the deal's one run-out (lower-variance advantage targets)"
+        },
+    )
     encoding: Literal["cards", "cards+strength"] = field(
         default="cards",
         metadata={"help": "hold'em features: 373 of cards and betting, or those plus 11 of hand strength"},
@@ -158,6 +165,8 @@ def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
     where = f"{source}: " if isinstance(source, (str, Path)) else ""
     if config.game == "leduc" and config.encoding != "cards":
         raise ConfigError(f"{where}encoding: {config.encoding!r} is for hold'em; Leduc has only 'cards'")
+    if config.game == "leduc" and config.all_in_equity:
+        raise ConfigError(f"{where}all_in_equity: is for hold'em; Leduc has no all-in run-outs")
     if config.game == "hunl" and config.chance == "enumerate":
         raise ConfigError(
             f"{where}chance: 'enumerate' is for small games (Leduc); a hold'em deal has far too many "
@@ -342,6 +351,7 @@ class DeepCFRTrainer:
             concurrent=self.config.concurrent_traversals,
             value_scale=self.config.value_scale,
             chance=self.config.chance,
+            all_in_equity=self.config.all_in_equity,
         )
 
     def run_iteration(self) -> dict[str, float]:

@@ -152,6 +152,7 @@ def _traverse(
     advantage: list[tuple[int, list[float]]],
     strategy_samples: list[int],
     enumerate_chance: bool = False,
+    all_in_equity: bool = False,
 ) -> Generator[_Query, _Reply, float]:
     """The part of an external-sampling traversal below ``state``; returns the traverser's value.
 
@@ -168,6 +169,9 @@ def _traverse(
     child per outcome (child ``i`` gets ``_child_key(key, i)``); the scheduler answers it with
     the children's values alone, and the task returns their mean (the outcomes are equally
     likely).
+
+    With ``all_in_equity`` a terminal is valued by the state's ``expected_returns()`` (hold'em:
+    an all-in before the river at its equity over the run-outs) instead of ``returns()``.
     """
     while True:
         player = state.current_player()
@@ -182,7 +186,7 @@ def _traverse(
             state = _sample_chance_keyed(state, key)
             player = state.current_player()
         if player == TERMINAL:
-            return float(state.returns()[traverser])
+            return float((state.expected_returns() if all_in_equity else state.returns())[traverser])
         slots, mask_id = node_slots(state)
         if player == traverser:
             child = state.child
@@ -260,6 +264,7 @@ def run_traversals(
     batch: bool = True,
     first: int = 0,
     chance: str = "sample",
+    all_in_equity: bool = False,
 ) -> TraversalSamples:
     """Run traversals ``first .. first + count - 1`` for ``traverser``, ``concurrent`` at a time.
 
@@ -274,6 +279,8 @@ def run_traversals(
 
     ``chance``: ``"sample"`` (external sampling: one outcome per chance node) or
     ``"enumerate"`` (every outcome, for games with few and equally likely ones, e.g. Leduc).
+    ``all_in_equity``: value terminals by ``state.expected_returns()`` (hold'em states have it:
+    an all-in called before the river is worth its equity over the run-outs, not one run-out).
     """
     if chance not in ("sample", "enumerate"):
         raise ValueError(f"chance must be 'sample' or 'enumerate', got {chance!r}")
@@ -332,6 +339,7 @@ def run_traversals(
             advantage_samples[root],
             strategy_samples[root],
             enumerate_chance,
+            all_in_equity,
         )
         advance(_Task(generator, parent, slot, root), None)
 

@@ -34,6 +34,7 @@ dealt.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 
@@ -50,6 +51,7 @@ from pokerai.abstraction.bets import (
     slot_names,
 )
 from pokerai.engine.cards import format_cards
+from pokerai.engine.equity import runout_equity
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal
 
@@ -57,6 +59,16 @@ DEAL_SIZE = 9
 """Cards in one deal: player 0's two hole cards, player 1's two, then the five board cards."""
 BUTTON = 0
 """The seat of the button (small blind) in the learning game; the big blind is seat 1."""
+
+
+_BOARD_SIZES = (0, 3, 4, 5)
+"""Board cards dealt before each street's betting: preflop, flop, turn, river."""
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _all_in_share(first: tuple[int, ...], second: tuple[int, ...], board: tuple[int, ...]) -> float:
+    """Seat 0's pot share over the run-outs, cached: a traversal meets one deal's all-ins many times."""
+    return runout_equity((first[0], first[1]), (second[0], second[1]), board)
 
 
 def _format_menu(menu: BetMenu) -> str:
@@ -339,6 +351,34 @@ class HUNLGameState(PlayerDerivedFlags):
             raise ValueError("returns are only defined at the end of a hand, and this hand is still running")
         first, second = self._engine.returns()
         return float(first), float(second)
+
+    def expected_returns(self) -> tuple[float, float]:
+        """:meth:`returns`, with an all-in called before the river valued over its run-outs.
+
+        When the betting ended before the river with both players in, the deal's own board
+        is one draw of the run-out; this returns each seat's expected net chips over all the
+        run-outs instead: ``committed * (2 * equity - 1)``, the equity exact from the flop on
+        and from 1,024 seeded run-outs preflop (:func:`~pokerai.engine.equity.runout_equity`).
+        Folds and river showdowns are returned as :meth:`returns` has them. Deep CFR's
+        traversals use it (``all_in_equity``) for lower-variance advantage targets.
+        """
+        engine = self._engine
+        if not engine.is_over or engine.folded is not None:
+            return self.returns()
+        actions = len(engine.history)
+        starts = engine.street_starts
+        street = 0
+        for index, start in enumerate(starts):
+            if start < actions:
+                street = index
+        if street == Street.RIVER:
+            return self.returns()
+        deal = engine.deal
+        share = _all_in_share(deal[0:2], deal[2:4], deal[4 : 4 + _BOARD_SIZES[street]])
+        committed = engine.committed[0]
+        assert committed == engine.committed[1], "a showdown with unequal commitments"
+        first = committed * (2.0 * share - 1.0)
+        return first, -first
 
     def information_state_key(self, player: int) -> str:
         """What ``player`` knows: seat, hole cards, board so far and the betting (module docstring)."""

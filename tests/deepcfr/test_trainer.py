@@ -88,11 +88,15 @@ def test_resume_continues_bit_identically(tmp_path: Path, chance: str) -> None:
         assert np.array_equal(a.contents(), b.contents())
 
 
-@pytest.mark.parametrize(("encoding", "features"), [("cards", 373), ("cards+strength", 384)])
-def test_a_tiny_hunl_run(tmp_path: Path, encoding: str, features: int) -> None:
+@pytest.mark.parametrize(
+    ("encoding", "features", "all_in_equity"),
+    [("cards", 373, False), ("cards+strength", 384, False), ("cards+strength", 384, True)],
+)
+def test_a_tiny_hunl_run(tmp_path: Path, encoding: str, features: int, all_in_equity: bool) -> None:
     config = load_deepcfr_config(
-        {**TINY, "game": "hunl", "iterations": 1, "traversals_per_iteration": 8, "encoding": encoding}
-    )
+        {**TINY, "game": "hunl", "iterations": 1, "traversals_per_iteration": 8, "encoding": encoding,
+         "all_in_equity": all_in_equity}
+    )  # fmt: skip
     trainer = DeepCFRTrainer(config, tmp_path)
     scalars = trainer.train()
     assert trainer.encoder.feature_size == features
@@ -124,6 +128,8 @@ def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None
         load_deepcfr_config({"game": "hunl", "chance": "enumerate"})
     with pytest.raises(ConfigError, match="chance"):
         load_deepcfr_config({"chance": "all"})
+    with pytest.raises(ConfigError, match="all_in_equity: is for hold'em"):
+        load_deepcfr_config({"game": "leduc", "all_in_equity": True})
     with pytest.raises(ConfigError, match=r"advantage\.weight_exponent: must be at least 0"):
         load_deepcfr_config({"advantage": {"weight_exponent": -1}})
 

@@ -222,3 +222,21 @@ def test_enumerated_chance_refuses_what_it_cannot_do() -> None:
         LopsidedGame(), make_encoder(game), uniform, traverser=1, count=2, iteration=1, seed=0
     )
     assert np.array_equal(samples.root_values, [-1.0, -1.0])
+
+
+def test_all_in_equity_changes_values_not_the_nodes_visited() -> None:
+    game = HUNLGame()
+    encoder = make_encoder(game)
+    runs = [
+        run_traversals(game, encoder, skewed, traverser=0, count=40, iteration=1, seed=3, all_in_equity=flag)
+        for flag in (False, True)
+    ]
+    deal_once, over_run_outs = runs
+    assert over_run_outs.nodes == deal_once.nodes
+    assert np.array_equal(over_run_outs.advantage_records, deal_once.advantage_records)
+    assert np.array_equal(over_run_outs.strategy_records, deal_once.strategy_records)
+    # The skewed strategy shoves often, so some all-ins are called before the river and valued
+    # differently; folds and river showdowns are not, so many targets stay exactly the same.
+    same = np.all(over_run_outs.advantage_targets == deal_once.advantage_targets, axis=1)
+    assert 0 < same.sum() < same.size
+    assert not np.array_equal(over_run_outs.root_values, deal_once.root_values)

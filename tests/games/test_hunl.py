@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
 
 from pokerai.abstraction.bets import BetAbstraction, BetMenu
 from pokerai.engine.cards import format_cards, parse_cards
+from pokerai.engine.equity import equity
 from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from pokerai.games.protocol import CHANCE, TERMINAL, Game, State
@@ -199,3 +201,31 @@ def test_child_equals_a_verified_apply_of_the_slot_action() -> None:
                 if child.is_terminal():
                     assert child.returns() == tuple(float(chips) for chips in expected.returns())
             state = state.child(int(rng.choice(state.legal_actions())))
+
+
+def test_expected_returns_average_the_all_in_run_outs() -> None:
+    game = HUNLGame()
+    # Folds and river showdowns: the deal's own returns.
+    folded = game.from_deck(DECK).child(FOLD)
+    assert folded.expected_returns() == folded.returns()
+    river = play(game.from_deck(DECK), [POT, CHECK_CALL] + [CHECK_CALL] * 6)
+    assert river.is_terminal() and river.expected_returns() == river.returns() == (-300.0, 300.0)
+    # All-in on the flop: the mean of returns() over every turn and river is the expected value.
+    line = [POT, CHECK_CALL, ALL_IN, CHECK_CALL]
+    flop_all_in = play(game.from_deck(DECK), line)
+    first, second = flop_all_in.expected_returns()
+    assert first == -second
+    dealt = set(DECK[:7])
+    outcomes = [
+        play(game.from_deck([*DECK[:7], turn, river]), line).returns()[0]
+        for turn, river in itertools.permutations([card for card in range(52) if card not in dealt], 2)
+    ]
+    assert first == pytest.approx(float(np.mean(outcomes)), abs=1e-6)
+    assert first != flop_all_in.returns()[0]
+    # Preflop: committed * (2 * equity - 1) from seeded run-outs, near the exact equity.
+    preflop = play(game.from_deck(DECK), [ALL_IN, CHECK_CALL])
+    exact = equity(DECK[0:2], DECK[2:4]).equity[0]
+    assert preflop.expected_returns()[0] == pytest.approx(20_000 * (2 * exact - 1), abs=20_000 * 0.1)
+    assert preflop.expected_returns() == preflop.expected_returns()
+    with pytest.raises(ValueError, match="still running"):
+        game.from_deck(DECK).expected_returns()

@@ -12,7 +12,7 @@ iteration by iteration; at every budget (seconds of training) the policy network
 (its time counts) and the exact exploitability of the policy network is computed (its time
 does not count). OpenSpiel's loop is the body of ``DeepCFRSolver.solve`` driven one iteration
 at a time, with the hyperparameters of its ``examples/deep_cfr_pytorch.py``; pokerai uses
-``configs/leduc_deepcfr.yaml`` (chance enumerated in each traversal) unless ``--config`` names
+``configs/leduc_deepcfr.yaml`` (chance enumerated in each traversal, grouped fits) unless ``--config`` names
 others, e.g. ``configs/leduc_deepcfr_sampled.yaml`` (external sampling, as OpenSpiel does).
 Exploitability is NashConv / 2 for both (chips per game).
 """

@@ -15,6 +15,18 @@ Each row is one numpy structured record (see :mod:`pokerai.deepcfr.encoding`):
 * ``target``: float32 ``[num_slots]`` (sampled advantages or the strategy);
 * ``iteration``: uint32, the CFR iteration that produced the sample (Deep
   CFR weights its losses by it).
+
+**Groups.** Built with ``group_weight_exponent``, a buffer also keeps, for
+every distinct (``info``, ``mask``) pair among its stored rows, the number of
+rows, their total weight ``Σ t**x`` and their weighted target sum
+(:meth:`ReservoirBuffer.groups`). It is updated as rows are stored and
+overwritten, so it always describes exactly the rows held. The weighted loss
+over the stored rows equals the same loss over the groups, each group once with
+its total weight and its weighted-mean target, plus a constant; so a network
+trained on the groups follows the gradient of the whole reservoir with no
+sampling noise. That pays where information states repeat (Leduc's few hundred
+per player); in hold'em nearly every row is its own group and the table only
+costs memory.
 """
 
 from __future__ import annotations
@@ -27,7 +39,7 @@ import numpy.typing as npt
 MAX_SLOTS = 16
 """The most action slots a row's packed mask holds."""
 STATE_FORMAT = 1
-"""Version of :meth:`ReservoirBuffer.state_dict`'s layout."""
+"""Version of :meth:`ReservoirBuffer.state_dict`'s layout (the optional ``groups`` entry keeps it at 1)."""
 
 
 def _mask_dtype(num_slots: int) -> type[np.unsignedinteger[Any]]:
@@ -69,7 +81,15 @@ class ReservoirBuffer:
     buffer so that a restored buffer behaves identically.
     """
 
-    def __init__(self, capacity: int, record_dtype: np.dtype[Any], num_slots: int, seed: int) -> None:
+    def __init__(
+        self,
+        capacity: int,
+        record_dtype: np.dtype[Any],
+        num_slots: int,
+        seed: int,
+        *,
+        group_weight_exponent: float | None = None,
+    ) -> None:
         self._capacity = _check_int("capacity", capacity, 1)
         if not isinstance(record_dtype, np.dtype):
             raise ValueError(f"record_dtype {record_dtype!r} is not a numpy dtype")
@@ -87,6 +107,15 @@ class ReservoirBuffer:
         self._size = 0
         self._seen = 0
         self._rng = np.random.default_rng(_check_int("seed", seed, 0))
+        self._key_dtype = np.dtype([("info", record_dtype), ("mask", mask_dtype)])
+        self._groups: _Groups | None = None
+        if group_weight_exponent is not None:
+            exponent = float(group_weight_exponent)
+            if isinstance(group_weight_exponent, bool) or not np.isfinite(exponent) or exponent < 0:
+                raise ValueError(
+                    f"group_weight_exponent {group_weight_exponent!r} is not a non-negative number"
+                )
+            self._groups = _Groups(self._key_dtype, self._num_slots, exponent)
 
     # ------------------------------------------------------------------ views
 
@@ -148,6 +177,8 @@ class ReservoirBuffer:
 
         filling = min(count, self._capacity - self._size)
         self._rows[self._size : self._size + filling] = batch[:filling]
+        if self._groups is not None and filling:
+            self._groups.update(self._keys(batch[:filling]), batch[:filling], +1)
         self._size += filling
         if filling < count:
             ordinals = np.arange(self._seen + filling + 1, self._seen + count + 1, dtype=np.int64)
@@ -158,8 +189,52 @@ class ReservoirBuffer:
             # indices has no guaranteed order).
             unique_rows, first_in_reversed = np.unique(rows[::-1], return_index=True)
             winners = kept[::-1][first_in_reversed]
-            self._rows[unique_rows] = batch[filling:][winners]
+            incoming = batch[filling:][winners]
+            if self._groups is not None and len(unique_rows):
+                evicted = self._rows[unique_rows]
+                self._groups.update(self._keys(evicted), evicted, -1)
+                self._groups.update(self._keys(incoming), incoming, +1)
+            self._rows[unique_rows] = incoming
         self._seen += count
+
+    def _keys(self, rows: np.ndarray) -> np.ndarray:
+        keys = np.empty(len(rows), dtype=self._key_dtype)
+        keys["info"] = rows["info"]
+        keys["mask"] = rows["mask"]
+        return keys
+
+    @property
+    def group_key_dtype(self) -> np.dtype[Any]:
+        """The structured dtype (fields ``info``, ``mask``) that identifies a group."""
+        return self._key_dtype
+
+    @property
+    def group_weight_exponent(self) -> float | None:
+        """The exponent ``x`` of the group weights ``t**x``, or ``None`` when no groups are kept."""
+        return None if self._groups is None else self._groups.exponent
+
+    def groups(
+        self,
+    ) -> tuple[np.ndarray, npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The stored rows grouped by identical (info, mask): ``(infos [g] records, masks bool [g,
+        num_slots], weights float64 [g], targets float64 [g, num_slots])``.
+
+        ``weights`` is each group's ``Σ t**x`` over its rows and ``targets``
+        their weighted mean (module docstring); groups appear in the order they
+        were first stored and only while they hold a row. ``ValueError`` if the
+        buffer was built without ``group_weight_exponent``.
+        """
+        if self._groups is None:
+            raise ValueError("this reservoir keeps no groups: build it with group_weight_exponent")
+        live = np.flatnonzero(self._groups.count[: self._groups.size] > 0)
+        keys = self._groups.keys[live]
+        weights = self._groups.weight[live].copy()
+        sums = self._groups.target[live]
+        # A group of iteration-0 rows weighs 0 for any exponent above 0: its mean is left at 0.
+        targets = np.divide(
+            sums, weights[:, np.newaxis], out=np.zeros_like(sums), where=weights[:, np.newaxis] > 0
+        )
+        return keys["info"].copy(), unpack_masks(keys["mask"], self._num_slots), weights, targets
 
     def _check_batch(self, infos: np.ndarray, masks: np.ndarray, targets: np.ndarray) -> int:
         info_dtype = self._row_dtype["info"]
@@ -215,6 +290,7 @@ class ReservoirBuffer:
             "seen": self._seen,
             "rows": self._rows[: self._size].copy(),
             "rng_state": self._rng.bit_generator.state,
+            **({} if self._groups is None else {"groups": self._groups.state_dict()}),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -254,11 +330,116 @@ class ReservoirBuffer:
             raise ValueError(
                 f"the saved generator state is not a {type(rng.bit_generator).__name__} state"
             ) from error
+        groups = None
+        if self._groups is not None:
+            groups = _Groups(self._key_dtype, self._num_slots, self._groups.exponent)
+            if "groups" in state:
+                groups.load_state_dict(state["groups"])
+                if int(groups.count[: groups.size].sum()) != size:
+                    raise ValueError(
+                        f"the saved groups hold {int(groups.count.sum())} rows, not the {size} saved"
+                    )
+            elif size:  # a checkpoint from a run without groups: rebuild them from the rows
+                groups.update(self._keys(rows), rows, +1)
         self._rows[:size] = rows
         self._rows[size:] = np.zeros(1, dtype=self._row_dtype)
         self._size = size
         self._seen = seen
         self._rng = rng
+        if groups is not None:
+            self._groups = groups
+
+
+class _Groups:
+    """The group table of a :class:`ReservoirBuffer` (module docstring): growable arrays and a key index."""
+
+    def __init__(self, key_dtype: np.dtype[Any], num_slots: int, exponent: float) -> None:
+        self.key_dtype = key_dtype
+        self.num_slots = num_slots
+        self.exponent = exponent
+        self.size = 0
+        self.keys = np.zeros(0, dtype=key_dtype)
+        self.count = np.zeros(0, dtype=np.int64)
+        self.weight = np.zeros(0, dtype=np.float64)
+        self.target = np.zeros((0, num_slots), dtype=np.float64)
+        self.index: dict[bytes, int] = {}
+
+    def _grow(self, needed: int) -> None:
+        capacity = max(needed, 2 * len(self.count), 64)
+        keys = np.zeros(capacity, dtype=self.key_dtype)
+        keys[: self.size] = self.keys[: self.size]
+        self.keys = keys
+        self.count = np.concatenate([self.count[: self.size], np.zeros(capacity - self.size, np.int64)])
+        self.weight = np.concatenate([self.weight[: self.size], np.zeros(capacity - self.size)])
+        self.target = np.concatenate(
+            [self.target[: self.size], np.zeros((capacity - self.size, self.num_slots))]
+        )
+
+    def update(self, keys: np.ndarray, rows: np.ndarray, sign: int) -> None:
+        """Add (``sign`` +1) or remove (-1) ``rows`` (reservoir rows) whose group keys are ``keys``."""
+        raw = np.ascontiguousarray(keys).view(np.dtype((np.void, self.key_dtype.itemsize)))
+        ids = np.empty(len(rows), dtype=np.int64)
+        for position, key in enumerate(raw):
+            code = key.tobytes()
+            group = self.index.get(code)
+            if group is None:
+                if sign < 0:
+                    raise AssertionError("a reservoir row left a group it was never in")
+                if self.size == len(self.count):
+                    self._grow(self.size + 1)
+                group = self.size
+                self.index[code] = group
+                self.keys[group] = keys[position]
+                self.size += 1
+            ids[position] = group
+        weights = rows["iteration"].astype(np.float64) ** self.exponent
+        np.add.at(self.count, ids, sign)
+        np.add.at(self.weight, ids, sign * weights)
+        np.add.at(self.target, ids, sign * weights[:, np.newaxis] * rows["target"].astype(np.float64))
+        emptied = ids[self.count[ids] == 0]
+        self.weight[emptied] = 0.0  # no rounding residue in a group without rows
+        self.target[emptied] = 0.0
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "exponent": self.exponent,
+            "keys": self.keys[: self.size].copy(),
+            "count": self.count[: self.size].copy(),
+            "weight": self.weight[: self.size].copy(),
+            "target": self.target[: self.size].copy(),
+        }
+
+    def load_state_dict(self, state: Any) -> None:
+        if not isinstance(state, dict) or set(state) != {"exponent", "keys", "count", "weight", "target"}:
+            raise ValueError(
+                "the saved reservoir groups are not a dict of exponent, keys, count, weight, target"
+            )
+        if state["exponent"] != self.exponent:
+            raise ValueError(
+                f"the saved reservoir groups weigh samples t**{state['exponent']!r}, "
+                f"this run t**{self.exponent}"
+            )
+        keys = state["keys"]
+        if not isinstance(keys, np.ndarray) or keys.dtype != self.key_dtype or keys.ndim != 1:
+            raise ValueError("the saved reservoir group keys do not have this buffer's record and mask dtype")
+        size = len(keys)
+        shapes = {"count": (size,), "weight": (size,), "target": (size, self.num_slots)}
+        for name, shape in shapes.items():
+            array = state[name]
+            if not isinstance(array, np.ndarray) or array.shape != shape:
+                raise ValueError(f"the saved reservoir group {name} is not an array of shape {shape}")
+        if np.any(state["count"] < 0):
+            raise ValueError("the saved reservoir groups have negative row counts")
+        self._grow(size)
+        self.size = size
+        self.keys[:size] = keys
+        self.count[:size] = state["count"]
+        self.weight[:size] = state["weight"]
+        self.target[:size] = state["target"]
+        raw = np.ascontiguousarray(keys).view(np.dtype((np.void, self.key_dtype.itemsize)))
+        self.index = {key.tobytes(): group for group, key in enumerate(raw)}
+        if len(self.index) != size:
+            raise ValueError("the saved reservoir groups repeat a key")
 
 
 __all__ = ["MAX_SLOTS", "ReservoirBuffer", "pack_masks", "unpack_masks"]

@@ -96,6 +96,14 @@ class NetworkTraining:
             "above 1 favours recent iterations as DCFR does",
         },
     )
+    grouped: bool = field(
+        default=False,
+        metadata={
+            "help": "train on the reservoir's rows grouped by identical information state (each group "
+            "once, with its total weight and weighted-mean target): the same loss, without sampling "
+            "noise, for games whose states repeat (Leduc); batch_size then caps the groups per step",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -235,6 +243,7 @@ class DeepCFRTrainer:
                 self.encoder.record_dtype,
                 self.num_slots,
                 int(seeds[p].generate_state(1)[0]),
+                group_weight_exponent=config.advantage.weight_exponent if config.advantage.grouped else None,
             )
             for p in (0, 1)
         ]
@@ -244,6 +253,7 @@ class DeepCFRTrainer:
                 self.encoder.record_dtype,
                 self.num_slots,
                 int(seeds[2 + p].generate_state(1)[0]),
+                group_weight_exponent=config.policy.weight_exponent if config.policy.grouped else None,
             )
             for p in (0, 1)
         ]
@@ -298,23 +308,20 @@ class DeepCFRTrainer:
         )
         losses = []
         autocast = torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.mixed_precision)
+        grouped = _GroupedBatches(self, buffer, settings.batch_size) if settings.grouped else None
         for _ in range(settings.steps):
-            records, masks, targets, iterations = buffer.sample(settings.batch_size, self.sample_rng)
-            features = self.features(records)
-            mask = torch.from_numpy(masks).to(self.device)
-            target = torch.from_numpy(targets).to(self.device)
-            weights = torch.from_numpy(_iteration_weights(iterations, settings.weight_exponent))
-            weights = weights.to(self.device)
+            if grouped is not None:
+                features, mask, target, weights = grouped.batch()
+            else:
+                records, masks, targets, iterations = buffer.sample(settings.batch_size, self.sample_rng)
+                features = self.features(records)
+                mask = torch.from_numpy(masks).to(self.device)
+                target = torch.from_numpy(targets).to(self.device)
+                weights = torch.from_numpy(_iteration_weights(iterations, settings.weight_exponent))
+                weights = weights.to(self.device)
             with autocast:
                 output = network(features)
-            output = output.float()
-            if policy:
-                # Cross-entropy to the stored strategies, iteration-weighted (linear averaging).
-                log_probabilities = torch.log_softmax(output.masked_fill(~mask, -1e9), dim=1)
-                per_sample = -(target * log_probabilities.masked_fill(~mask, 0.0)).sum(dim=1)
-                loss = (weights * per_sample).sum() / weights.sum()
-            else:
-                loss = weighted_mse(output, target, mask, weights)
+            loss = training_loss(output.float(), target, mask, weights, policy)
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             optimiser.step()
@@ -471,6 +478,47 @@ class DeepCFRTrainer:
         return scalars
 
 
+def training_loss(
+    output: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, weights: torch.Tensor, policy: bool
+) -> torch.Tensor:
+    """The loss of one batch: the advantage networks' :func:`weighted_mse`, or for a policy network the
+    iteration-weighted cross-entropy to the stored strategies (linear averaging)."""
+    if not policy:
+        return weighted_mse(output, target, mask, weights)
+    log_probabilities = torch.log_softmax(output.masked_fill(~mask, -1e9), dim=1)
+    per_sample = -(target * log_probabilities.masked_fill(~mask, 0.0)).sum(dim=1)
+    return (weights * per_sample).sum() / weights.sum()
+
+
+class _GroupedBatches:
+    """Training batches from a reservoir's groups (``grouped: true``): the whole table when it fits in a batch
+    (its features encoded once), else ``batch_size`` groups drawn uniformly without replacement at each step,
+    each with its weight (features encoded per batch, so a large table costs no feature memory)."""
+
+    def __init__(self, trainer: DeepCFRTrainer, buffer: ReservoirBuffer, batch_size: int) -> None:
+        records, masks, weights, targets = buffer.groups()
+        if len(records) == 0:
+            raise ValueError("cannot train on an empty reservoir buffer")
+        device = trainer.device
+        self.trainer = trainer
+        self.records = records
+        self.mask = torch.from_numpy(masks).to(device)
+        self.target = torch.from_numpy(targets.astype(np.float32)).to(device)
+        self.weights = torch.from_numpy((weights / max(float(weights.max()), 1e-300)).astype(np.float32))
+        self.weights = self.weights.to(device)
+        self.batch_size = batch_size
+        self.rng = trainer.sample_rng
+        self.features = trainer.features(records) if len(records) <= batch_size else None
+
+    def batch(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        if self.features is not None:
+            return self.features, self.mask, self.target, self.weights
+        rows = self.rng.choice(len(self.records), size=self.batch_size, replace=False)
+        index = torch.from_numpy(rows).to(self.mask.device)
+        features = self.trainer.features(self.records[rows])
+        return features, self.mask[index], self.target[index], self.weights[index]
+
+
 def _iteration_weights(iterations: npt.NDArray[Any], exponent: float) -> npt.NDArray[np.float32]:
     """``t**exponent`` per sample, divided by the largest so high powers of late iterations stay finite."""
     base = iterations.astype(np.float64)
@@ -481,12 +529,34 @@ def _iteration_weights(iterations: npt.NDArray[Any], exponent: float) -> npt.NDA
 def _buffer_payload(buffer: ReservoirBuffer) -> dict[str, Any]:
     """A reservoir's state with its rows as raw bytes (checkpoints hold no numpy arrays)."""
     state = buffer.state_dict()
-    return {**state, "rows": state["rows"].tobytes()}
+    payload = {**state, "rows": state["rows"].tobytes()}
+    if "groups" in state:
+        groups = state["groups"]
+        payload["groups"] = {
+            "exponent": groups["exponent"],
+            **{name: groups[name].tobytes() for name in ("keys", "count", "weight", "target")},
+        }
+    return payload
 
 
 def _load_buffer_payload(buffer: ReservoirBuffer, saved: dict[str, Any]) -> None:
     rows = np.frombuffer(saved["rows"], dtype=buffer.row_dtype).copy()
-    buffer.load_state_dict({**saved, "rows": rows})
+    state = {**saved, "rows": rows}
+    groups = saved.get("groups")
+    if isinstance(groups, dict):
+        try:
+            state["groups"] = {
+                "exponent": groups.get("exponent"),
+                "keys": np.frombuffer(groups["keys"], dtype=buffer.group_key_dtype).copy(),
+                "count": np.frombuffer(groups["count"], dtype=np.int64).copy(),
+                "weight": np.frombuffer(groups["weight"], dtype=np.float64).copy(),
+                "target": np.frombuffer(groups["target"], dtype=np.float64)
+                .reshape(-1, buffer.num_slots)
+                .copy(),
+            }
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"the saved reservoir groups are damaged: {error}") from None
+    buffer.load_state_dict(state)
 
 
 # ---------------------------------------------------------------------- exact evaluation on small games

@@ -13,9 +13,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_exploitability_falls_with_the_leduc_config(tmp_path: Path) -> None:
-    # About 2.5 minutes on two cores. The threshold is what this config reaches today (0.147-0.164
-    # at iteration 400 over seeds 0-3 on 2026-12-01), with a margin; the project's goal of 0.05
-    # is not met yet.
+    # About 2 minutes on two cores. This config (grouped fits) reached 0.058-0.070 at iteration 400
+    # over seeds 0-3 on 2026-12-01 (seventh session); 0.1 is the example threshold. The
+    # 10-minute goal of 0.05 is checked by benchmarks/bench_deepcfr_leduc.py (0.029, docs/RESULTS.md).
     config = load_deepcfr_config(ROOT / "configs" / "leduc_deepcfr.yaml")
     trainer = DeepCFRTrainer(config, tmp_path)
     curve: list[float] = []
@@ -27,4 +27,4 @@ def test_exploitability_falls_with_the_leduc_config(tmp_path: Path) -> None:
     trainer.train(evaluator=lambda t: {"eval/exploitability": policy_exploitability(t)}, log=log)
     assert len(curve) == 4
     assert curve[-1] < curve[0]
-    assert curve[-1] < 0.22
+    assert curve[-1] < 0.1

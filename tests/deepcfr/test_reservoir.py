@@ -177,3 +177,95 @@ def test_hunl_sample_is_small() -> None:
     buffer = ReservoirBuffer(10, HUNL_RECORD_DTYPE, num_slots=8, seed=0)
     assert buffer.bytes_per_sample == HUNL_RECORD_DTYPE.itemsize + 1 + 4 * 8 + 4
     assert buffer.bytes_per_sample <= 100
+
+
+# ---------------------------------------------------------------------------- groups
+
+
+def grouped_offer(buffer: ReservoirBuffer, rng: np.random.Generator, count: int, iteration: int) -> None:
+    """``count`` rows over 7 distinct records, two mask patterns and random targets."""
+    infos = np.zeros(count, dtype=ID_DTYPE)
+    infos["item"] = rng.integers(0, 7, size=count)
+    masks = np.ones((count, buffer.num_slots), dtype=np.bool_)
+    masks[:, -1] = infos["item"] % 2 == 0
+    targets = rng.normal(size=(count, buffer.num_slots)).astype(np.float32)
+    buffer.add(infos, masks, targets, iteration)
+
+
+def brute_force_groups(
+    buffer: ReservoirBuffer, exponent: float
+) -> dict[tuple[int, bytes], tuple[float, Any]]:
+    rows = buffer.contents()
+    result: dict[tuple[int, bytes], tuple[float, Any]] = {}
+    for key in {(int(row["info"]["item"]), bytes(row["mask"])) for row in rows}:
+        chosen = rows[[(int(r["info"]["item"]), bytes(r["mask"])) == key for r in rows]]
+        weights = chosen["iteration"].astype(np.float64) ** exponent
+        mean = (weights[:, None] * chosen["target"].astype(np.float64)).sum(axis=0) / weights.sum()
+        result[key] = (float(weights.sum()), mean)
+    return result
+
+
+def as_dict(buffer: ReservoirBuffer) -> dict[tuple[int, bytes], tuple[float, Any]]:
+    infos, masks, weights, targets = buffer.groups()
+    packed = pack_masks(masks, buffer.num_slots)
+    return {
+        (int(info["item"]), bytes(mask)): (float(weight), target)
+        for info, mask, weight, target in zip(infos, packed, weights, targets, strict=True)
+    }
+
+
+@pytest.mark.parametrize("exponent", [1.0, 0.0, 2.0])
+def test_groups_describe_exactly_the_stored_rows_through_evictions(exponent: float) -> None:
+    buffer = ReservoirBuffer(50, ID_DTYPE, num_slots=3, seed=4, group_weight_exponent=exponent)
+    rng = np.random.default_rng(0)
+    for iteration in range(1, 30):
+        grouped_offer(buffer, rng, 11, iteration)  # 319 offered: most rows are overwritten
+        expected = brute_force_groups(buffer, exponent)
+        found = as_dict(buffer)
+        assert found.keys() == expected.keys()
+        for key, (weight, mean) in expected.items():
+            assert found[key][0] == pytest.approx(weight, rel=1e-9)
+            np.testing.assert_allclose(found[key][1], mean, rtol=1e-7, atol=1e-9)
+    assert sum(1 for _ in found) <= 14
+
+
+def test_groups_round_trip_exactly_and_are_rebuilt_from_rows_of_an_ungrouped_state() -> None:
+    original = ReservoirBuffer(40, ID_DTYPE, num_slots=3, seed=2, group_weight_exponent=1.0)
+    rng = np.random.default_rng(1)
+    for iteration in range(1, 12):
+        grouped_offer(original, rng, 9, iteration)
+    restored = ReservoirBuffer(40, ID_DTYPE, num_slots=3, seed=0, group_weight_exponent=1.0)
+    restored.load_state_dict(original.state_dict())
+    for buffer in (original, restored):
+        grouped_offer(buffer, np.random.default_rng(5), 30, 12)
+    for a, b in zip(original.groups(), restored.groups(), strict=True):
+        np.testing.assert_array_equal(a, b)  # bit-identical, not just close
+
+    # A state saved without groups (a run that did not keep them) gets them rebuilt from its rows.
+    plain = {key: value for key, value in original.state_dict().items() if key != "groups"}
+    rebuilt = ReservoirBuffer(40, ID_DTYPE, num_slots=3, seed=0, group_weight_exponent=1.0)
+    rebuilt.load_state_dict(plain)
+    assert as_dict(rebuilt).keys() == as_dict(original).keys()
+    for key, (weight, mean) in as_dict(original).items():
+        assert as_dict(rebuilt)[key][0] == pytest.approx(weight)
+        np.testing.assert_allclose(as_dict(rebuilt)[key][1], mean, rtol=1e-6)
+
+
+def test_bad_groups_are_refused() -> None:
+    with pytest.raises(ValueError, match="group_weight_exponent -1"):
+        ReservoirBuffer(10, ID_DTYPE, num_slots=3, seed=0, group_weight_exponent=-1)
+    with pytest.raises(ValueError, match="keeps no groups"):
+        ReservoirBuffer(10, ID_DTYPE, num_slots=3, seed=0).groups()
+    source = ReservoirBuffer(40, ID_DTYPE, num_slots=3, seed=2, group_weight_exponent=1.0)
+    grouped_offer(source, np.random.default_rng(1), 20, 1)
+    state = source.state_dict()
+    target = ReservoirBuffer(40, ID_DTYPE, num_slots=3, seed=2, group_weight_exponent=2.0)
+    with pytest.raises(ValueError, match=r"t\*\*1.0, this run t\*\*2.0"):
+        target.load_state_dict(state)
+    target = ReservoirBuffer(40, ID_DTYPE, num_slots=3, seed=2, group_weight_exponent=1.0)
+    short = {**state["groups"], "count": state["groups"]["count"] - 1}
+    with pytest.raises(ValueError, match="groups hold"):
+        target.load_state_dict({**state, "groups": short})
+    with pytest.raises(ValueError, match="not a dict of"):
+        target.load_state_dict({**state, "groups": {"keys": 1}})
+    assert len(target) == 0 and target.groups()[0].shape == (0,)

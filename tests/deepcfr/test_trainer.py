@@ -13,12 +13,15 @@ import torch
 from pokerai.config import ConfigError
 from pokerai.deepcfr.checkpoint import CheckpointError
 from pokerai.deepcfr.export import Blueprint
+from pokerai.deepcfr.reservoir import unpack_masks
 from pokerai.deepcfr.trainer import (
     CHECKPOINT_NAME,
     DeepCFRTrainer,
+    _GroupedBatches,
     _iteration_weights,
     load_deepcfr_config,
     policy_exploitability,
+    training_loss,
 )
 
 TINY: dict[str, Any] = {
@@ -60,11 +63,20 @@ def test_a_tiny_leduc_run_logs_evaluates_and_checkpoints(tmp_path: Path) -> None
     assert len(trainer.advantage_buffers[0]) == min(500, trainer.advantage_buffers[0].seen) > 0
 
 
-@pytest.mark.parametrize("chance", ["sample", "enumerate"])
-def test_resume_continues_bit_identically(tmp_path: Path, chance: str) -> None:
+GROUPED = {
+    "advantage": {**TINY["advantage"], "grouped": True},
+    "policy": {**TINY["policy"], "grouped": True},
+}
+
+
+@pytest.mark.parametrize(
+    ("chance", "grouped"), [("sample", False), ("enumerate", False), ("enumerate", True)]
+)
+def test_resume_continues_bit_identically(tmp_path: Path, chance: str, grouped: bool) -> None:
     config = load_deepcfr_config(
-        {**TINY, "chance": chance, "traversals_per_iteration": 40 if chance == "sample" else 1}
-    )
+        {**TINY, "chance": chance, "traversals_per_iteration": 40 if chance == "sample" else 1,
+         **(GROUPED if grouped else {})}
+    )  # fmt: skip
     straight = DeepCFRTrainer(config, tmp_path / "straight")
     straight.train()
 
@@ -86,6 +98,40 @@ def test_resume_continues_bit_identically(tmp_path: Path, chance: str) -> None:
                     resumed.advantage_buffers + resumed.strategy_buffers, strict=True):  # fmt: skip
         assert a.seen == b.seen
         assert np.array_equal(a.contents(), b.contents())
+        if grouped:
+            for x, y in zip(a.groups(), b.groups(), strict=True):
+                assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("policy", [False, True])
+def test_grouped_training_follows_the_whole_reservoirs_gradient(tmp_path: Path, policy: bool) -> None:
+    """``grouped: true`` trains on each distinct information state once, with its rows' total weight and
+    weighted-mean target: the gradient is the one of the loss over every stored row (no sampling)."""
+    trainer = DeepCFRTrainer(load_deepcfr_config({**TINY, "iterations": 3, **GROUPED}), tmp_path)
+    for _ in range(3):
+        trainer.run_iteration()
+    buffer = (trainer.strategy_buffers if policy else trainer.advantage_buffers)[0]
+    network = trainer.networks["policy_p0" if policy else "advantage_p0"]
+    rows = buffer.contents()
+    assert len(np.unique(rows["iteration"])) == 3 and len(buffer.groups()[0]) < len(rows) / 2
+
+    def gradient(features: torch.Tensor, mask: Any, target: Any, weights: Any) -> torch.Tensor:
+        network.zero_grad()
+        training_loss(network(features), target, mask, weights, policy).backward()
+        return torch.cat([p.grad.flatten() for p in network.parameters() if p.grad is not None])
+
+    everything = gradient(
+        trainer.features(rows["info"]),
+        torch.from_numpy(unpack_masks(rows["mask"], buffer.num_slots)),
+        torch.from_numpy(rows["target"].copy()),
+        torch.from_numpy(_iteration_weights(rows["iteration"], 1.0)),
+    )
+    grouped = gradient(*_GroupedBatches(trainer, buffer, batch_size=10**6).batch())
+    assert everything.abs().max() > 1e-4
+    torch.testing.assert_close(grouped, everything, rtol=1e-4, atol=1e-6)
+    # With fewer groups per batch than the table holds, each step draws a subset of the groups.
+    subset = _GroupedBatches(trainer, buffer, batch_size=5).batch()
+    assert subset[0].shape[0] == 5
 
 
 @pytest.mark.parametrize(
@@ -130,6 +176,10 @@ def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None
         load_deepcfr_config({"chance": "all"})
     with pytest.raises(ConfigError, match="all_in_equity: is for hold'em"):
         load_deepcfr_config({"game": "leduc", "all_in_equity": True})
+    with pytest.raises(ConfigError, match=r"policy\.grouped"):
+        load_deepcfr_config({"policy": {"grouped": "yes please"}})
+    with pytest.raises(ConfigError, match=r"policy\.grouped"):
+        load_deepcfr_config({"policy": {"grouped": "yes please"}})
     with pytest.raises(ConfigError, match=r"advantage\.weight_exponent: must be at least 0"):
         load_deepcfr_config({"advantage": {"weight_exponent": -1}})
 

@@ -8,7 +8,9 @@ Per iteration t = 1 .. T, for each player p:
 2. add the advantage samples to p's advantage reservoir and the strategy samples to the
    acting player's strategy reservoir, each tagged with t;
 3. retrain p's advantage network on its reservoir with the t-weighted MSE (from a fresh
-   initialisation as in the paper, or warm-started by ``advantage.warm_start``).
+   initialisation as in the paper, or warm-started by ``advantage.warm_start``); with
+   ``grouped: true`` on the reservoir's rows grouped by information state, which is the same
+   loss up to a constant without the sampling noise (:mod:`pokerai.deepcfr.reservoir`).
 
 The policy networks (one per seat) are trained on the strategy reservoirs at evaluation
 points and at the end; they are what the blueprint plays. Iteration 1 plays uniformly at

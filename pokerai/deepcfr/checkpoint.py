@@ -8,7 +8,7 @@ dicts, reservoir contents, the iteration, the config and the RNG states
 File layout, version :data:`FORMAT_VERSION`::
 
     b"pokerai-deepcfr-checkpoint\\n"                      magic line
-    {"body_bytes":N,"format":...,"format_version":1,"sha256":"..."}\\n   header, one JSON line
+    {"body_bytes":N,"format":...,"format_version":1,"sha256":"..."}\\n   header, one JSON line (space-padded)
     N bytes                                              body: torch.save(payload)
 
 The SHA-256 of the body and its length live in the header, so truncation or a
@@ -36,7 +36,7 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import numpy as np
 import torch
@@ -50,6 +50,10 @@ FORMAT_VERSION = 1
 _MAGIC = FORMAT.encode("ascii") + b"\n"
 _MAX_HEADER_BYTES = 4096
 """A header is about 150 bytes; a longer first line means the file is not a checkpoint (or is damaged)."""
+_HEADER_WIDTH = 192
+"""Bytes of the header line as written, newline included: the JSON (about 150 bytes) padded with spaces."""
+_HASH_CHUNK = 1 << 24
+"""Bytes read at a time while checking a checkpoint's SHA-256."""
 _HEADER_KEYS = frozenset({"body_bytes", "format", "format_version", "sha256"})
 _NDARRAY_TAG = "__numpy_ndarray__"
 """Marks a numpy array inside a stored numpy RNG state (MT19937, Philox and SFC64 states hold arrays)."""
@@ -72,8 +76,12 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
     in the caller, not in a file) when the payload holds a value outside the
     allowed types listed in the module docstring, naming where it is.
 
-    The payload is serialised in memory first, so saving briefly needs about
-    twice its size in RAM.
+    The body is streamed to the temporary file and hashed as it is written, so
+    saving needs no second copy of the payload in memory: tensors are written
+    straight from their storage (give large arrays as tensors, e.g.
+    ``torch.from_numpy(array.view(np.uint8))``, not as ``bytes``, which the
+    pickler copies). The header line is padded with spaces to a fixed width so
+    that it can be filled in once the body's length and hash are known.
     """
     target = Path(path)
     if not isinstance(payload, Mapping):
@@ -82,23 +90,23 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
         if not isinstance(key, str):
             raise TypeError(f"checkpoint payload keys at the top level must be strings, got {key!r}")
     _check_payload(dict(payload), "payload")
-    buffer = io.BytesIO()
-    torch.save(dict(payload), buffer)
-    body = buffer.getbuffer()
-    header = {
-        "body_bytes": len(body),
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "sha256": hashlib.sha256(body).hexdigest(),
-    }
-    header_line = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("ascii") + b"\n"
     target.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(_MAGIC)
-            file.write(header_line)
-            file.write(body)
+            file.write(b" " * (_HEADER_WIDTH - 1) + b"\n")  # filled in below
+            body = _HashingWriter(file)
+            torch.save(dict(payload), cast(IO[bytes], body))  # torch only calls write and flush
+            header = {
+                "body_bytes": body.size,
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                "sha256": body.hash.hexdigest(),
+            }
+            text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("ascii")
+            file.seek(len(_MAGIC))
+            file.write(text.ljust(_HEADER_WIDTH - 1) + b"\n")
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary_name, target)
@@ -108,6 +116,25 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
         raise
     _sync_folder(target.parent)
     return target
+
+
+class _HashingWriter:
+    """A write-only file for ``torch.save`` that passes bytes on to ``file`` and hashes and counts them."""
+
+    def __init__(self, file: Any) -> None:
+        self.file = file
+        self.hash = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        self.hash.update(view)
+        self.size += len(view)
+        self.file.write(view)
+        return len(view)
+
+    def flush(self) -> None:
+        self.file.flush()
 
 
 def _sync_folder(folder: Path) -> None:
@@ -160,14 +187,53 @@ def load_checkpoint(
     Raises :class:`CheckpointError`, with one sentence naming the file, when the
     file is missing or unreadable, is not a pokerai Deep CFR checkpoint, was
     written by a newer (or unknown) format version, or is truncated or corrupt.
+
+    The file is read twice rather than held in memory: once in chunks to check
+    the body's length and SHA-256, then by ``torch.load`` from the same open
+    file, so loading needs memory for the payload only.
     """
     name = os.fspath(path)
     try:
-        data = Path(name).read_bytes()
+        file = open(name, "rb")  # noqa: SIM115 - closed below, after torch.load
     except FileNotFoundError:
         raise CheckpointError(f"checkpoint {name} does not exist") from None
     except OSError as error:
         raise CheckpointError(f"checkpoint {name} could not be read: {error.strerror or error}") from None
+    with file:
+        try:
+            head = file.read(len(_MAGIC) + _MAX_HEADER_BYTES)
+            total = os.fstat(file.fileno()).st_size
+        except OSError as error:
+            raise CheckpointError(f"checkpoint {name} could not be read: {error.strerror or error}") from None
+        offset, header = _read_head(head, name)
+        body_bytes = total - offset
+        if body_bytes != header["body_bytes"]:
+            problem = "truncated" if body_bytes < header["body_bytes"] else "corrupt"
+            raise CheckpointError(
+                f"checkpoint {name} is {problem}: its body has {body_bytes} bytes where the header says "
+                f"{header['body_bytes']}"
+            )
+        digest = hashlib.sha256()
+        file.seek(offset)
+        while chunk := file.read(_HASH_CHUNK):
+            digest.update(chunk)
+        if digest.hexdigest() != header["sha256"]:
+            raise CheckpointError(
+                f"checkpoint {name} is corrupt: its body does not match the SHA-256 in its header"
+            )
+        try:
+            body = _FileSlice(file, offset, body_bytes)
+            payload = torch.load(cast(IO[bytes], body), map_location=map_location, weights_only=True)
+        except Exception as error:  # the checksum matched, so this is a payload torch itself cannot read
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise CheckpointError(f"checkpoint {name} could not be unpickled: {reason}") from None
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"checkpoint {name} holds a {type(payload).__name__}, not a dict")
+    return payload
+
+
+def _read_head(data: bytes, name: str) -> tuple[int, dict[str, Any]]:
+    """The body's offset and the parsed header, from the file's first bytes."""
     if not data:
         raise CheckpointError(f"checkpoint {name} is empty")
     if not data.startswith(_MAGIC):
@@ -179,26 +245,37 @@ def load_checkpoint(
     header_end = data.find(b"\n", len(_MAGIC), len(_MAGIC) + _MAX_HEADER_BYTES)
     if header_end < 0:
         raise CheckpointError(f"checkpoint {name} is truncated or corrupt: its header line has no end")
-    header = _parse_header(data[len(_MAGIC) : header_end], name)
-    body = memoryview(data)[header_end + 1 :]
-    if len(body) != header["body_bytes"]:
-        problem = "truncated" if len(body) < header["body_bytes"] else "corrupt"
-        raise CheckpointError(
-            f"checkpoint {name} is {problem}: its body has {len(body)} bytes where the header says "
-            f"{header['body_bytes']}"
-        )
-    if hashlib.sha256(body).hexdigest() != header["sha256"]:
-        raise CheckpointError(
-            f"checkpoint {name} is corrupt: its body does not match the SHA-256 in its header"
-        )
-    try:
-        payload = torch.load(io.BytesIO(body), map_location=map_location, weights_only=True)
-    except Exception as error:  # the checksum matched, so this is a payload torch itself cannot read
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise CheckpointError(f"checkpoint {name} could not be unpickled: {reason}") from None
-    if not isinstance(payload, dict):
-        raise CheckpointError(f"checkpoint {name} holds a {type(payload).__name__}, not a dict")
-    return payload
+    return header_end + 1, _parse_header(data[len(_MAGIC) : header_end], name)
+
+
+class _FileSlice(io.RawIOBase):
+    """A read-only view of ``size`` bytes of ``file`` from ``offset``, seekable as a file of its own."""
+
+    def __init__(self, file: Any, offset: int, size: int) -> None:
+        super().__init__()
+        self.file, self.offset, self.size, self.position = file, offset, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, position: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.size}[whence]
+        self.position = max(0, base + position)
+        return self.position
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        count = max(0, min(len(view), self.size - self.position))
+        self.file.seek(self.offset + self.position)
+        done = self.file.readinto(view[:count]) if count else 0
+        self.position += done
+        return done
 
 
 def _parse_header(line: bytes, name: str) -> dict[str, Any]:

@@ -280,15 +280,20 @@ class ReservoirBuffer:
 
     # ------------------------------------------------------------------ checkpoints
 
-    def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume exactly: numpy arrays, ints and the generator's state dict."""
+    def state_dict(self, *, copy: bool = True) -> dict[str, Any]:
+        """Everything needed to resume exactly: numpy arrays, ints and the generator's state dict.
+
+        With ``copy=False`` the arrays are views of the buffer's own storage, valid until the next
+        :meth:`add` (a checkpoint writer uses them to save without a second copy of the rows).
+        """
+        rows = self._rows[: self._size]
         return {
             "format": STATE_FORMAT,
             "capacity": self._capacity,
             "num_slots": self._num_slots,
             "size": self._size,
             "seen": self._seen,
-            "rows": self._rows[: self._size].copy(),
+            "rows": rows.copy() if copy else rows,
             "rng_state": self._rng.bit_generator.state,
             **({} if self._groups is None else {"groups": self._groups.state_dict()}),
         }

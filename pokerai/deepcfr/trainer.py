@@ -528,33 +528,43 @@ def _iteration_weights(iterations: npt.NDArray[Any], exponent: float) -> npt.NDA
     return weights.astype(np.float32)
 
 
+def _raw_tensor(array: npt.NDArray[Any]) -> torch.Tensor:
+    """A uint8 tensor over ``array``'s memory (no copy): checkpoints hold no numpy arrays, and a tensor is
+    written straight from its storage where ``bytes`` would be copied by the pickler."""
+    return torch.from_numpy(np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+
+
+def _raw_array(saved: Any, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+    """The inverse of :func:`_raw_tensor` (also reads the ``bytes`` that earlier checkpoints hold)."""
+    data = saved.numpy() if isinstance(saved, torch.Tensor) else saved
+    return np.frombuffer(data, dtype=dtype)
+
+
 def _buffer_payload(buffer: ReservoirBuffer) -> dict[str, Any]:
-    """A reservoir's state with its rows as raw bytes (checkpoints hold no numpy arrays)."""
-    state = buffer.state_dict()
-    payload = {**state, "rows": state["rows"].tobytes()}
+    """A reservoir's state with its arrays as uint8 tensors over the buffer's own memory."""
+    state = buffer.state_dict(copy=False)
+    payload = {**state, "rows": _raw_tensor(state["rows"])}
     if "groups" in state:
         groups = state["groups"]
         payload["groups"] = {
             "exponent": groups["exponent"],
-            **{name: groups[name].tobytes() for name in ("keys", "count", "weight", "target")},
+            **{name: _raw_tensor(groups[name]) for name in ("keys", "count", "weight", "target")},
         }
     return payload
 
 
 def _load_buffer_payload(buffer: ReservoirBuffer, saved: dict[str, Any]) -> None:
-    rows = np.frombuffer(saved["rows"], dtype=buffer.row_dtype).copy()
-    state = {**saved, "rows": rows}
+    # No copies: load_state_dict copies the rows into the buffer's own storage.
+    state = {**saved, "rows": _raw_array(saved["rows"], buffer.row_dtype)}
     groups = saved.get("groups")
     if isinstance(groups, dict):
         try:
             state["groups"] = {
                 "exponent": groups.get("exponent"),
-                "keys": np.frombuffer(groups["keys"], dtype=buffer.group_key_dtype).copy(),
-                "count": np.frombuffer(groups["count"], dtype=np.int64).copy(),
-                "weight": np.frombuffer(groups["weight"], dtype=np.float64).copy(),
-                "target": np.frombuffer(groups["target"], dtype=np.float64)
-                .reshape(-1, buffer.num_slots)
-                .copy(),
+                "keys": _raw_array(groups["keys"], buffer.group_key_dtype).copy(),
+                "count": _raw_array(groups["count"], np.int64).copy(),
+                "weight": _raw_array(groups["weight"], np.float64).copy(),
+                "target": _raw_array(groups["target"], np.float64).reshape(-1, buffer.num_slots).copy(),
             }
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"the saved reservoir groups are damaged: {error}") from None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import os
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -259,3 +262,24 @@ def test_map_location_moves_tensors(tmp_path: Path) -> None:
     loaded = load_checkpoint(path, map_location=torch.device("cpu"))
     assert loaded["values"].device == torch.device("cpu")
     assert torch.equal(loaded["values"], small_payload()["values"])
+
+
+# ---------------------------------------------------------------------------- the streamed layout
+
+
+def test_the_header_is_padded_to_a_fixed_width_and_files_of_the_unpadded_layout_still_load(
+    tmp_path: Path,
+) -> None:
+    path = save_checkpoint(tmp_path / "checkpoint.pt", small_payload())
+    lines = path.read_bytes().split(b"\n", 2)
+    assert len(lines[1]) + 1 == checkpoint._HEADER_WIDTH and lines[1].endswith(b" ")
+    # The layout written before the body was streamed: body serialised in memory, compact header.
+    buffer = io.BytesIO()
+    torch.save(small_payload(), buffer)
+    body = buffer.getvalue()
+    header = {"body_bytes": len(body), "format": checkpoint.FORMAT, "format_version": 1,
+              "sha256": hashlib.sha256(body).hexdigest()}  # fmt: skip
+    old = tmp_path / "old.pt"
+    old.write_bytes(checkpoint._MAGIC + json.dumps(header).encode() + b"\n" + body)
+    assert load_checkpoint(old)["iteration"] == load_checkpoint(path)["iteration"] == 3
+    assert torch.equal(load_checkpoint(old)["values"], load_checkpoint(path)["values"])

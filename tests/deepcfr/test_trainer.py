@@ -11,12 +11,13 @@ import pytest
 import torch
 
 from pokerai.config import ConfigError
-from pokerai.deepcfr.checkpoint import CheckpointError
+from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.reservoir import unpack_masks
 from pokerai.deepcfr.trainer import (
     CHECKPOINT_NAME,
     DeepCFRTrainer,
+    _buffer_payload,
     _GroupedBatches,
     _iteration_weights,
     load_deepcfr_config,
@@ -101,6 +102,32 @@ def test_resume_continues_bit_identically(tmp_path: Path, chance: str, grouped: 
         if grouped:
             for x, y in zip(a.groups(), b.groups(), strict=True):
                 assert np.array_equal(x, y)
+
+
+def test_checkpoints_hold_reservoirs_without_a_copy_and_read_the_earlier_bytes_layout(
+    tmp_path: Path,
+) -> None:
+    trainer = DeepCFRTrainer(load_deepcfr_config({**TINY, "iterations": 2, **GROUPED}), tmp_path / "run")
+    trainer.train()
+    buffer = trainer.advantage_buffers[0]
+    payload = _buffer_payload(buffer)
+    # The saved rows are a tensor over the reservoir's own memory: saving needs no second copy.
+    assert isinstance(payload["rows"], torch.Tensor)
+    assert np.shares_memory(payload["rows"].numpy(), buffer.state_dict(copy=False)["rows"])
+
+    # Checkpoints written before held the rows and group arrays as bytes; they still resume exactly.
+    state = load_checkpoint(tmp_path / "run" / CHECKPOINT_NAME)
+    for saved in state["advantage_buffers"] + state["strategy_buffers"]:
+        saved["rows"] = saved["rows"].numpy().tobytes()
+        for name in ("keys", "count", "weight", "target"):
+            saved["groups"][name] = saved["groups"][name].numpy().tobytes()
+    save_checkpoint(tmp_path / "old" / CHECKPOINT_NAME, state)
+    resumed = DeepCFRTrainer.resume(tmp_path / "old")
+    for a, b in zip(trainer.advantage_buffers + trainer.strategy_buffers,
+                    resumed.advantage_buffers + resumed.strategy_buffers, strict=True):  # fmt: skip
+        assert np.array_equal(a.contents(), b.contents())
+        for x, y in zip(a.groups(), b.groups(), strict=True):
+            assert np.array_equal(x, y)
 
 
 @pytest.mark.parametrize("policy", [False, True])

@@ -105,6 +105,8 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
                 "sha256": body.hash.hexdigest(),
             }
             text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("ascii")
+            if len(text) >= _HEADER_WIDTH:  # it would overwrite the body: a bug here, not in the payload
+                raise RuntimeError(f"a checkpoint header of {len(text)} bytes exceeds {_HEADER_WIDTH - 1}")
             file.seek(len(_MAGIC))
             file.write(text.ljust(_HEADER_WIDTH - 1) + b"\n")
             file.flush()
@@ -214,9 +216,12 @@ def load_checkpoint(
                 f"{header['body_bytes']}"
             )
         digest = hashlib.sha256()
-        file.seek(offset)
-        while chunk := file.read(_HASH_CHUNK):
-            digest.update(chunk)
+        try:
+            file.seek(offset)
+            while chunk := file.read(_HASH_CHUNK):
+                digest.update(chunk)
+        except OSError as error:
+            raise CheckpointError(f"checkpoint {name} could not be read: {error.strerror or error}") from None
         if digest.hexdigest() != header["sha256"]:
             raise CheckpointError(
                 f"checkpoint {name} is corrupt: its body does not match the SHA-256 in its header"

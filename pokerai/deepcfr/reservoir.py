@@ -26,7 +26,8 @@ its total weight and its weighted-mean target, plus a constant; so a network
 trained on the groups follows the gradient of the whole reservoir with no
 sampling noise. That pays where information states repeat (Leduc's few hundred
 per player); in hold'em nearly every row is its own group and the table only
-costs memory.
+costs memory. An emptied group keeps its entry (and its place in the order), so
+the table holds every distinct state ever stored, not only those held now.
 """
 
 from __future__ import annotations
@@ -229,6 +230,9 @@ class ReservoirBuffer:
         live = np.flatnonzero(self._groups.count[: self._groups.size] > 0)
         keys = self._groups.keys[live]
         weights = self._groups.weight[live].copy()
+        # A row weighs t**x >= 1 for t >= 1 and 0 for t = 0: anything below 1/2 is a group of
+        # iteration-0 rows left with rounding residue by its removed rows.
+        weights[weights < 0.5] = 0.0
         sums = self._groups.target[live]
         # A group of iteration-0 rows weighs 0 for any exponent above 0: its mean is left at 0.
         targets = np.divide(
@@ -283,8 +287,9 @@ class ReservoirBuffer:
     def state_dict(self, *, copy: bool = True) -> dict[str, Any]:
         """Everything needed to resume exactly: numpy arrays, ints and the generator's state dict.
 
-        With ``copy=False`` the arrays are views of the buffer's own storage, valid until the next
-        :meth:`add` (a checkpoint writer uses them to save without a second copy of the rows).
+        With ``copy=False`` the rows are a view of the buffer's own storage, valid until the next
+        :meth:`add` (a checkpoint writer uses it to save without a second copy of the rows); the
+        group table, if any, is copied either way.
         """
         rows = self._rows[: self._size]
         return {

@@ -402,6 +402,8 @@ class DeepCFRTrainer:
     # ------------------------------------------------------------------ checkpoints
 
     def state_dict(self) -> dict[str, Any]:
+        """The checkpoint payload. Its reservoir rows are tensors over the live buffers (no copy), valid
+        until the next iteration adds samples: save it at once, as :meth:`save` does."""
         return {
             "config": config_to_dict(self.config),
             "iteration": self.iteration,

@@ -205,8 +205,8 @@ def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None
         load_deepcfr_config({"game": "leduc", "all_in_equity": True})
     with pytest.raises(ConfigError, match=r"policy\.grouped"):
         load_deepcfr_config({"policy": {"grouped": "yes please"}})
-    with pytest.raises(ConfigError, match=r"policy\.grouped"):
-        load_deepcfr_config({"policy": {"grouped": "yes please"}})
+    with pytest.raises(ConfigError, match=r"advantage\.grouped"):
+        load_deepcfr_config({"advantage": {"grouped": 2}})
     with pytest.raises(ConfigError, match=r"advantage\.weight_exponent: must be at least 0"):
         load_deepcfr_config({"advantage": {"weight_exponent": -1}})
 

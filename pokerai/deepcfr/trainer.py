@@ -556,17 +556,17 @@ def _buffer_payload(buffer: ReservoirBuffer) -> dict[str, Any]:
 
 
 def _load_buffer_payload(buffer: ReservoirBuffer, saved: dict[str, Any]) -> None:
-    # No copies: load_state_dict copies the rows into the buffer's own storage.
+    # No copies: load_state_dict copies the rows and the group table into the buffer's own storage.
     state = {**saved, "rows": _raw_array(saved["rows"], buffer.row_dtype)}
     groups = saved.get("groups")
     if isinstance(groups, dict):
         try:
             state["groups"] = {
                 "exponent": groups.get("exponent"),
-                "keys": _raw_array(groups["keys"], buffer.group_key_dtype).copy(),
-                "count": _raw_array(groups["count"], np.int64).copy(),
-                "weight": _raw_array(groups["weight"], np.float64).copy(),
-                "target": _raw_array(groups["target"], np.float64).reshape(-1, buffer.num_slots).copy(),
+                "keys": _raw_array(groups["keys"], buffer.group_key_dtype),
+                "count": _raw_array(groups["count"], np.int64),
+                "weight": _raw_array(groups["weight"], np.float64),
+                "target": _raw_array(groups["target"], np.float64).reshape(-1, buffer.num_slots),
             }
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"the saved reservoir groups are damaged: {error}") from None

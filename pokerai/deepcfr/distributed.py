@@ -191,6 +191,7 @@ class TraversalWorker:
             value_scale=self.config.value_scale,
             chance=self.config.chance,
             all_in_equity=self.config.all_in_equity,
+            terminal_responses=self.config.terminal_responses == "expected",
             first=first,
         )
 

@@ -148,6 +148,15 @@ class DeepCFRConfig:
             "the run-outs instead of the deal's one run-out (lower-variance advantage targets)"
         },
     )
+    terminal_responses: Literal["sample", "expected"] = field(
+        default="sample",
+        metadata={
+            "help": "at the opponent's decisions, sample one slot (external sampling, the paper), or "
+            "also add the exact value of the slots that end the hand (folds, calls that reach a "
+            "showdown) and count the drawn slot only if it continues: the same nodes and samples, "
+            "lower-variance values"
+        },
+    )
     encoding: Literal["cards", "cards+strength"] = field(
         default="cards",
         metadata={"help": "hold'em features: 373 of cards and betting, or those plus 11 of hand strength"},
@@ -361,6 +370,7 @@ class DeepCFRTrainer:
             value_scale=self.config.value_scale,
             chance=self.config.chance,
             all_in_equity=self.config.all_in_equity,
+            terminal_responses=self.config.terminal_responses == "expected",
         )
 
     def run_iteration(self) -> dict[str, float]:

@@ -153,6 +153,7 @@ def _traverse(
     strategy_samples: list[int],
     enumerate_chance: bool = False,
     all_in_equity: bool = False,
+    terminal_responses: bool = False,
 ) -> Generator[_Query, _Reply, float]:
     """The part of an external-sampling traversal below ``state``; returns the traverser's value.
 
@@ -172,7 +173,18 @@ def _traverse(
 
     With ``all_in_equity`` a terminal is valued by the state's ``expected_returns()`` (hold'em:
     an all-in before the river at its equity over the run-outs) instead of ``returns()``.
+
+    With ``terminal_responses`` an opponent decision adds the exact value of its *terminal*
+    children, weighted by the opponent's strategy, and still draws one slot from that strategy
+    as external sampling does: a drawn terminal slot adds nothing more (its value is already
+    in), a drawn non-terminal slot adds the value of the hand that continues. The node's value
+    ``sum_terminal p(a) u(a) + [drawn not terminal] u(drawn)`` has the expectation of one
+    sampled slot, with the luck of a fold or a final call taken out, and the traversal visits
+    exactly the nodes (and keeps exactly the samples) that external sampling would, so the
+    samples below keep their distribution. The task adds those terminal parts up in ``offset``,
+    which it adds to the value of the state it continues with.
     """
+    offset = 0.0
     while True:
         player = state.current_player()
         if enumerate_chance and player == CHANCE:
@@ -180,13 +192,14 @@ def _traverse(
             child = state.child
             children = [(child(outcome), _child_key(key, i)) for i, outcome in enumerate(outcomes)]
             _, child_values = yield (CHANCE, None, -1, children)
-            return math.fsum(child_values) / len(child_values)  # equally likely outcomes
+            return offset + math.fsum(child_values) / len(child_values)  # equally likely outcomes
         while player == CHANCE:
             key = _mix(key)
             state = _sample_chance_keyed(state, key)
             player = state.current_player()
         if player == TERMINAL:
-            return float((state.expected_returns() if all_in_equity else state.returns())[traverser])
+            utility = float((state.expected_returns() if all_in_equity else state.returns())[traverser])
+            return offset + utility
         slots, mask_id = node_slots(state)
         if player == traverser:
             child = state.child
@@ -199,11 +212,27 @@ def _traverse(
             for slot, child_value in zip(slots, child_values, strict=True):
                 regrets[slot] = child_value - value
             advantage.append((index, regrets))
-            return value
+            return offset + value
         (index, strategy, total), _ = yield (player, record(state, player), mask_id, None)
         strategy_samples.append(index)
         key = _mix(key)
-        state = state.child(_draw_uniform(strategy, total, _uniform(key)))
+        drawn = _draw_uniform(strategy, total, _uniform(key))
+        if terminal_responses:
+            ended: list[int] = []
+            ended_value = 0.0
+            for slot in slots:
+                probability = strategy[slot]
+                if probability > 0:
+                    child_state = state.child(slot)
+                    if child_state.current_player() == TERMINAL:
+                        returns = child_state.expected_returns() if all_in_equity else child_state.returns()
+                        ended.append(slot)
+                        ended_value += probability * float(returns[traverser])
+            if ended:
+                offset += ended_value / total
+                if drawn in ended:
+                    return offset
+        state = state.child(drawn)
 
 
 def _uniform_outcomes(state: Any) -> list[int]:
@@ -265,6 +294,7 @@ def run_traversals(
     first: int = 0,
     chance: str = "sample",
     all_in_equity: bool = False,
+    terminal_responses: bool = False,
 ) -> TraversalSamples:
     """Run traversals ``first .. first + count - 1`` for ``traverser``, ``concurrent`` at a time.
 
@@ -281,6 +311,9 @@ def run_traversals(
     ``"enumerate"`` (every outcome, for games with few and equally likely ones, e.g. Leduc).
     ``all_in_equity``: value terminals by ``state.expected_returns()`` (hold'em states have it:
     an all-in called before the river is worth its equity over the run-outs, not one run-out).
+    ``terminal_responses``: at the opponent's decisions, add the exact value of the slots that
+    end the hand, weighted by its strategy; the drawn slot counts only if it continues the hand
+    (:func:`_traverse`). The same nodes and samples as without it; only the values change.
     """
     if chance not in ("sample", "enumerate"):
         raise ValueError(f"chance must be 'sample' or 'enumerate', got {chance!r}")
@@ -340,6 +373,7 @@ def run_traversals(
             strategy_samples[root],
             enumerate_chance,
             all_in_equity,
+            terminal_responses,
         )
         advance(_Task(generator, parent, slot, root), None)
 
@@ -360,7 +394,8 @@ def run_traversals(
             running = []
             for slot, (child, key) in enumerate(children):
                 if child.current_player() == TERMINAL:  # e.g. a fold: valued here, without a task
-                    values[slot] = float(child.returns()[traverser])
+                    returns = child.expected_returns() if all_in_equity else child.returns()
+                    values[slot] = float(returns[traverser])
                 else:
                     running.append((slot, child, key))
             # Those children, and the strategy; an enumerated chance node's extra count is a

@@ -162,13 +162,20 @@ def test_grouped_training_follows_the_whole_reservoirs_gradient(tmp_path: Path, 
 
 
 @pytest.mark.parametrize(
-    ("encoding", "features", "all_in_equity"),
-    [("cards", 373, False), ("cards+strength", 384, False), ("cards+strength", 384, True)],
+    ("encoding", "features", "all_in_equity", "terminal_responses"),
+    [
+        ("cards", 373, False, "sample"),
+        ("cards+strength", 384, False, "sample"),
+        ("cards+strength", 384, True, "sample"),
+        ("cards+strength", 384, False, "expected"),
+    ],
 )
-def test_a_tiny_hunl_run(tmp_path: Path, encoding: str, features: int, all_in_equity: bool) -> None:
+def test_a_tiny_hunl_run(
+    tmp_path: Path, encoding: str, features: int, all_in_equity: bool, terminal_responses: str
+) -> None:
     config = load_deepcfr_config(
         {**TINY, "game": "hunl", "iterations": 1, "traversals_per_iteration": 8, "encoding": encoding,
-         "all_in_equity": all_in_equity}
+         "all_in_equity": all_in_equity, "terminal_responses": terminal_responses}
     )  # fmt: skip
     trainer = DeepCFRTrainer(config, tmp_path)
     scalars = trainer.train()
@@ -193,6 +200,8 @@ def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None
         load_deepcfr_config({"advantage": {"batch_size": 0}})
     with pytest.raises(ConfigError, match="game"):
         load_deepcfr_config({"game": "chess"})
+    with pytest.raises(ConfigError, match="terminal_responses"):
+        load_deepcfr_config({"terminal_responses": "exact"})
     with pytest.raises(ConfigError, match="encoding: 'cards\\+strength' is for hold'em"):
         load_deepcfr_config({"game": "leduc", "encoding": "cards+strength"})
     with pytest.raises(ConfigError, match="encoding"):

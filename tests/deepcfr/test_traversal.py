@@ -240,3 +240,70 @@ def test_all_in_equity_changes_values_not_the_nodes_visited() -> None:
     same = np.all(over_run_outs.advantage_targets == deal_once.advantage_targets, axis=1)
     assert 0 < same.sum() < same.size
     assert not np.array_equal(over_run_outs.root_values, deal_once.root_values)
+
+
+# ---------------------------------------------------------------- expected terminal responses
+
+
+@pytest.mark.parametrize("traverser", [0, 1])
+def test_expected_terminal_responses_keep_the_mean_and_cut_the_variance(traverser: int) -> None:
+    from pokerai.solvers.best_response import expected_values, tree_of
+    from pokerai.solvers.policy import TabularPolicy
+
+    game = LeducPoker()
+    encoder = make_encoder(game)
+    value, _ = expected_values(TabularPolicy.uniform(tree_of(game)))
+    exact = value if traverser == 0 else -value
+    spreads = {}
+    for expected in (False, True):
+        samples = run_traversals(
+            game, encoder, uniform, traverser=traverser, count=4000, iteration=1, seed=5,
+            terminal_responses=expected,
+        )  # fmt: skip
+        standard_error = samples.root_values.std() / np.sqrt(samples.root_values.size)
+        assert abs(samples.root_values.mean() - exact) < 4 * standard_error
+        spreads[expected] = samples.root_values.std()
+    assert spreads[True] < spreads[False]
+
+
+def test_expected_terminal_responses_visit_the_nodes_external_sampling_visits() -> None:
+    # The same draws as external sampling, so the same records, masks and strategy samples:
+    # only the values (and so the advantage targets) change. That keeps every sample's
+    # distribution, so the targets stay unbiased, not only the root values.
+    game = HUNLGame()
+    encoder = make_encoder(game)
+    sampled, expected = (
+        run_traversals(
+            game, encoder, skewed, traverser=1, count=60, iteration=3, seed=2, terminal_responses=flag
+        )
+        for flag in (False, True)
+    )
+    for field in ("advantage_records", "advantage_masks", "strategy_records", "strategy_targets"):
+        assert np.array_equal(getattr(sampled, field), getattr(expected, field)), field
+    assert sampled.nodes == expected.nodes
+    assert not np.array_equal(sampled.advantage_targets, expected.advantage_targets)
+    assert not np.array_equal(sampled.root_values, expected.root_values)
+
+
+def test_expected_terminal_responses_sample_the_same_batched_or_not() -> None:
+    game = HUNLGame()
+    encoder = make_encoder(game)
+    runs = [
+        run_traversals(
+            game,
+            encoder,
+            skewed,
+            traverser=0,
+            count=40,
+            iteration=3,
+            seed=2,
+            batch=batch,
+            concurrent=concurrent,
+            terminal_responses=True,
+        )
+        for batch, concurrent in ((True, 16), (False, 1))
+    ]
+    assert canonical(runs[0]) == canonical(runs[1])
+    assert np.array_equal(runs[0].root_values, runs[1].root_values)
+    sampled = run_traversals(game, encoder, skewed, traverser=0, count=40, iteration=3, seed=2)
+    assert not np.array_equal(sampled.root_values, runs[0].root_values)

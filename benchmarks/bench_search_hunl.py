@@ -37,8 +37,10 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import HUNLState, Street
 
 
-def river_decisions(blueprint: Blueprint, count: int, threshold: float, seed: int) -> list[Observation]:
-    """The first ``count`` river decisions of seeded blueprint self-play hands."""
+def street_decisions(
+    blueprint: Blueprint, count: int, threshold: float, seed: int, street: int = Street.RIVER
+) -> list[Observation]:
+    """The first ``count`` decisions on ``street`` (the river by default) of seeded blueprint self-play."""
     agent = BlueprintAgent(blueprint, threshold=threshold)
     observations: list[Observation] = []
     hand = 0
@@ -48,7 +50,7 @@ def river_decisions(blueprint: Blueprint, count: int, threshold: float, seed: in
         hand += 1
         while not state.is_over and len(observations) < count:
             observation = Observation.from_state(state)
-            if state.street == Street.RIVER:
+            if state.street == street:
                 observations.append(observation)
             state.apply(agent.act(observation, rng))
     return observations
@@ -96,7 +98,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     blueprint = Blueprint.load(args.blueprint)
-    observations = river_decisions(blueprint, args.decisions, args.threshold, args.seed)
+    observations = street_decisions(blueprint, args.decisions, args.threshold, args.seed)
     print(
         f"Python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__} "
         f"({args.threads} thread), {platform.machine()}, one process; "

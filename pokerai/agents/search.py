@@ -1,4 +1,4 @@
-"""The blueprint with real-time search on the river: endgame re-solving as a hold'em agent.
+"""The blueprint with real-time search on the river (and optionally the turn) as a hold'em agent.
 
 A :class:`SearchAgent` is a :class:`~pokerai.agents.blueprint.BlueprintAgent`
 that, on the river, re-solves the rest of the hand instead of reading its
@@ -13,7 +13,14 @@ policy network (:mod:`pokerai.search.hunl`):
    weight ``min(iterations done / full_iterations, 1)`` -- a solve cut short by
    the time budget leans on the blueprint, and 0 iterations plays the blueprint.
 
-Before the river it plays the blueprint exactly. ``threshold`` and ``sample``
+Before the river it plays the blueprint exactly, unless ``turn`` is set: then
+each turn decision is a depth-limited solve to the end of the turn
+(:func:`pokerai.search.turn.solve_turn`: leaves where the opponent picks one of
+four continuation strategies, valued by blueprint rollouts over
+``river_cards`` sampled river cards), blended the same way; ``turn_budget_ms``
+bounds the solve after the leaves are built, ``turn_max_raises`` the raises
+inside it and ``turn_leaves="blueprint"`` keeps only the blueprint
+continuation. ``safe`` applies to both streets. ``threshold`` and ``sample``
 mean what they mean for the blueprint agent: the blueprint's probabilities
 (in the beliefs and in the blend) are thresholded, and the agent samples from
 the final probabilities or, with ``sample=False``, plays the most likely slot.
@@ -27,6 +34,7 @@ state (as local best response does) solves once.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,8 +43,10 @@ import numpy.typing as npt
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent, replay_observation
 from pokerai.deepcfr.export import Blueprint
-from pokerai.engine.state import Action, Street
-from pokerai.search.hunl import RiverSolution, search_probabilities, solve_river
+from pokerai.engine.state import Action, HUNLState, Street
+from pokerai.search.hunl import RiverSolution, combo_index, search_probabilities, solve_river
+from pokerai.search.subgame import blend
+from pokerai.search.turn import CONTINUATIONS, DEFAULT_RIVER_CARDS, TurnSolution, solve_turn
 
 DEFAULT_ITERATIONS = 1000
 """The most CFR+ iterations a river solve runs (the time budget usually stops it first)."""
@@ -51,11 +61,17 @@ exploitability within the subgame was 0.5-5% of the blueprint's on seven measure
 DEFAULT_MAX_RAISES = 2
 """Raises allowed inside the river subgame (the tree grows about threefold with each more)."""
 CACHE_SIZE = 8
-"""Public states whose river solutions are kept."""
+"""Public states whose solutions (river and turn) are kept."""
+DEFAULT_TURN_BUDGET_MS = 1000.0
+"""Milliseconds a turn solve may take after its leaves are built (with ``turn=True``)."""
+DEFAULT_TURN_MAX_RAISES = 1
+"""Raises allowed inside the turn subgame (each one more multiplies its leaves and their rollouts)."""
+TURN_LEAVES = ("depth_limited", "blueprint")
+"""Turn leaf kinds: the opponent picks among the four continuations, or both play the blueprint."""
 
 
 class SearchAgent(BlueprintAgent):
-    """The blueprint before the river, river endgame re-solving on it (module docstring).
+    """The blueprint before the river (or turn), re-solving on it from there (module docstring).
 
     ``iterations`` (a non-negative int) is the solve's iteration budget;
     ``budget_ms`` (positive, or None for no time limit) stops the solve early;
@@ -63,6 +79,10 @@ class SearchAgent(BlueprintAgent):
     ``max_raises`` (a non-negative int, or None for no cap) limits raises
     inside the subgame; ``safe`` adds the re-solving gadget (the opponent may
     take its best-response value against the blueprint instead of entering).
+    ``turn`` also searches turn decisions (module docstring), with
+    ``turn_budget_ms`` (positive or None), ``turn_max_raises`` (as
+    ``max_raises``), ``turn_leaves`` (one of :data:`TURN_LEAVES`) and
+    ``river_cards`` (at least 5, or None for all 48).
     """
 
     name = "search"
@@ -78,6 +98,11 @@ class SearchAgent(BlueprintAgent):
         full_iterations: int = DEFAULT_FULL_ITERATIONS,
         max_raises: int | None = DEFAULT_MAX_RAISES,
         safe: bool = False,
+        turn: bool = False,
+        turn_budget_ms: float | None = DEFAULT_TURN_BUDGET_MS,
+        turn_max_raises: int | None = DEFAULT_TURN_MAX_RAISES,
+        turn_leaves: str = "depth_limited",
+        river_cards: int | None = DEFAULT_RIVER_CARDS,
     ) -> None:
         super().__init__(blueprint, sample=sample, threshold=threshold)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
@@ -92,17 +117,42 @@ class SearchAgent(BlueprintAgent):
             isinstance(max_raises, bool) or not isinstance(max_raises, int) or max_raises < 0
         ):
             raise ValueError(f"max_raises {max_raises!r} is not a non-negative whole number")
+        if turn_budget_ms is not None and (
+            isinstance(turn_budget_ms, bool)
+            or not isinstance(turn_budget_ms, (int, float))
+            or not turn_budget_ms > 0
+        ):
+            raise ValueError(f"turn_budget_ms {turn_budget_ms!r} is not a positive number of milliseconds")
+        if turn_max_raises is not None and (
+            isinstance(turn_max_raises, bool) or not isinstance(turn_max_raises, int) or turn_max_raises < 0
+        ):
+            raise ValueError(f"turn_max_raises {turn_max_raises!r} is not a non-negative whole number")
+        if turn_leaves not in TURN_LEAVES:
+            raise ValueError(f"turn_leaves {turn_leaves!r} is not one of {', '.join(TURN_LEAVES)}")
+        if river_cards is not None and (
+            isinstance(river_cards, bool) or not isinstance(river_cards, int) or not 5 <= river_cards <= 48
+        ):
+            raise ValueError(f"river_cards {river_cards!r} is not a whole number from 5 to 48 (None for all)")
         self.iterations = iterations
+        self.turn = bool(turn)
+        self.turn_budget_ms = None if turn_budget_ms is None else float(turn_budget_ms)
+        self.turn_max_raises = turn_max_raises
+        self.turn_leaves = turn_leaves
+        self.river_cards = river_cards
         self.budget_ms = None if budget_ms is None else float(budget_ms)
         self.full_iterations = full_iterations
         self.max_raises = max_raises
         self.safe = bool(safe)
-        self._solutions: OrderedDict[tuple[Any, ...], RiverSolution] = OrderedDict()
+        self._solutions: OrderedDict[tuple[Any, ...], RiverSolution | TurnSolution] = OrderedDict()
         self.solves = 0
-        """River solves run so far (cache misses)."""
+        """Solves run so far, river and turn (cache misses)."""
+        self.turn_solves = 0
+        """Turn solves run so far (cache misses)."""
 
-    def river_solution(self, observation: Observation) -> RiverSolution:
-        """The solved river subgame at ``observation``'s public state (cached; hole cards unused)."""
+    def _cached(
+        self, observation: Observation, solve: Callable[[HUNLState], RiverSolution | TurnSolution]
+    ) -> RiverSolution | TurnSolution:
+        """The solution at ``observation``'s public state: from the cache, or ``solve`` of its replay."""
         key = (
             observation.config,
             observation.button,
@@ -114,19 +164,49 @@ class SearchAgent(BlueprintAgent):
         if solution is not None:
             self._solutions.move_to_end(key)
             return solution
-        solution = solve_river(
-            self.blueprint,
-            replay_observation(observation),
-            iterations=self.iterations,
-            time_budget_s=None if self.budget_ms is None else self.budget_ms / 1000.0,
-            threshold=self.threshold,
-            max_raises=self.max_raises,
-            safe=self.safe,
-        )
+        solution = solve(replay_observation(observation))
         self.solves += 1
         self._solutions[key] = solution
         if len(self._solutions) > CACHE_SIZE:
             self._solutions.popitem(last=False)
+        return solution
+
+    def river_solution(self, observation: Observation) -> RiverSolution:
+        """The solved river subgame at ``observation``'s public state (cached; hole cards unused)."""
+        solution = self._cached(
+            observation,
+            lambda state: solve_river(
+                self.blueprint,
+                state,
+                iterations=self.iterations,
+                time_budget_s=None if self.budget_ms is None else self.budget_ms / 1000.0,
+                threshold=self.threshold,
+                max_raises=self.max_raises,
+                safe=self.safe,
+            ),
+        )
+        assert isinstance(solution, RiverSolution)
+        return solution
+
+    def turn_solution(self, observation: Observation) -> TurnSolution:
+        """The solved turn subgame at ``observation``'s public state (cached; hole cards unused)."""
+        solves = self.solves
+        solution = self._cached(
+            observation,
+            lambda state: solve_turn(
+                self.blueprint,
+                state,
+                iterations=self.iterations,
+                time_budget_s=None if self.turn_budget_ms is None else self.turn_budget_ms / 1000.0,
+                threshold=self.threshold,
+                max_raises=self.turn_max_raises,
+                continuations=CONTINUATIONS if self.turn_leaves == "depth_limited" else ("blueprint",),
+                river_cards=self.river_cards,
+                safe=self.safe,
+            ),
+        )
+        self.turn_solves += self.solves - solves
+        assert isinstance(solution, TurnSolution)
         return solution
 
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
@@ -135,10 +215,21 @@ class SearchAgent(BlueprintAgent):
         The blueprint's before the river; on the river the searched ones (module docstring).
         """
         probabilities, actions = super().decision(observation)
-        if observation.street != Street.RIVER or self.iterations == 0:
+        if self.iterations == 0:
             return probabilities, actions
-        solution = self.river_solution(observation)
-        searched = search_probabilities(probabilities, solution, observation.hole_cards, self.full_iterations)
+        if observation.street == Street.TURN and self.turn:
+            turn = self.turn_solution(observation)
+            local = turn.strategy[combo_index(*observation.hole_cards)]
+            if local.sum() == 0:  # a hand outside the subgame: neither range holds it
+                return probabilities, actions
+            searched = blend(probabilities, local, turn.iterations, self.full_iterations)
+        elif observation.street == Street.RIVER:
+            solution = self.river_solution(observation)
+            searched = search_probabilities(
+                probabilities, solution, observation.hole_cards, self.full_iterations
+            )
+        else:
+            return probabilities, actions
         legal = np.array([action is not None for action in actions])
         assert not np.any(searched[~legal] > 0), "the subgame's root offers only legal slots"
         return searched / searched.sum(), actions
@@ -158,6 +249,9 @@ __all__ = [
     "DEFAULT_FULL_ITERATIONS",
     "DEFAULT_ITERATIONS",
     "DEFAULT_MAX_RAISES",
+    "DEFAULT_TURN_BUDGET_MS",
+    "DEFAULT_TURN_MAX_RAISES",
+    "TURN_LEAVES",
     "SearchAgent",
     "load_search_agent",
 ]

@@ -17,7 +17,12 @@ replaces the blueprint's, default 100), ``max_raises=R`` (raises inside the
 river subgame, default 2; ``none`` for no cap) and ``safe=1`` (the safe
 re-solving gadget; one blueprint call per subgame decision, so use a larger
 budget), e.g.
-``search:PATH?budget_ms=300&threshold=0.3``. An unknown or
+``search:PATH?budget_ms=300&threshold=0.3``. ``turn=1`` also searches the
+turn, depth-limited (:mod:`pokerai.search.turn`), with ``turn_budget_ms``
+(the turn solve's milliseconds after its leaves are built, default 1000;
+``none``), ``turn_max_raises`` (default 1), ``turn_leaves`` (``depth_limited``,
+the default, or ``blueprint``) and ``river_cards`` (river cards per leaf
+rollout, default 8, at least 5; ``all``). An unknown or
 malformed option is a ``ValueError``. Anything else is a ``ValueError`` that
 names the spec and lists the valid ones.
 """
@@ -65,12 +70,19 @@ def _search(path: str) -> Agent:
         DEFAULT_FULL_ITERATIONS,
         DEFAULT_ITERATIONS,
         DEFAULT_MAX_RAISES,
+        DEFAULT_TURN_BUDGET_MS,
+        DEFAULT_TURN_MAX_RAISES,
         load_search_agent,
     )
+    from pokerai.search.turn import DEFAULT_RIVER_CARDS
 
     path, options = _options(
-        path, {"threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe"}
-    )
+        path,
+        {
+            "threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe",
+            "turn", "turn_budget_ms", "turn_max_raises", "turn_leaves", "river_cards",
+        },
+    )  # fmt: skip
     threshold = _number(options.get("threshold", "0"), "threshold")
     purify = options.get("purify", "0")
     if purify not in ("0", "1"):
@@ -86,6 +98,18 @@ def _search(path: str) -> Agent:
     safe = options.get("safe", "0")
     if safe not in ("0", "1"):
         raise ValueError(f"safe={safe!r} is not 0 or 1")
+    turn = options.get("turn", "0")
+    if turn not in ("0", "1"):
+        raise ValueError(f"turn={turn!r} is not 0 or 1")
+    turn_only = sorted(key for key in options if key.startswith("turn_") or key == "river_cards")
+    if turn == "0" and turn_only:
+        raise ValueError(f"{turn_only[0]}= needs turn=1 (turn options do nothing without turn search)")
+    turn_budget = options.get("turn_budget_ms", str(DEFAULT_TURN_BUDGET_MS))
+    turn_budget_ms = None if turn_budget == "none" else _number(turn_budget, "turn_budget_ms")
+    turn_raises = options.get("turn_max_raises", str(DEFAULT_TURN_MAX_RAISES))
+    turn_max_raises = None if turn_raises == "none" else _whole_number(turn_raises, "turn_max_raises")
+    cards = options.get("river_cards", str(DEFAULT_RIVER_CARDS))
+    river_cards = None if cards == "all" else _whole_number(cards, "river_cards")
     return load_search_agent(
         path,
         sample=purify == "0",
@@ -95,6 +119,11 @@ def _search(path: str) -> Agent:
         full_iterations=full_iterations,
         max_raises=max_raises,
         safe=safe == "1",
+        turn=turn == "1",
+        turn_budget_ms=turn_budget_ms,
+        turn_max_raises=turn_max_raises,
+        turn_leaves=options.get("turn_leaves", "depth_limited"),
+        river_cards=river_cards,
     )
 
 

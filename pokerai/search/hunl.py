@@ -307,6 +307,35 @@ def river_matrices(
     return hands, valid, showdown
 
 
+def menu_children(
+    state: HUNLState, abstraction: BetAbstraction, raises: int, max_raises: int | None
+) -> list[tuple[int, HUNLState, int]]:
+    """The children of a search tree's decision ``state`` on the menu: (slot, child state, raises so far).
+
+    Fold and check/call are always there when legal; a raise slot only while ``raises`` is
+    below ``max_raises`` (None: no cap), and it counts one more raise.
+    """
+    legal, amounts = legal_slot_amounts(state, abstraction)
+    children: list[tuple[int, HUNLState, int]] = []
+    for slot in legal:
+        if slot == FOLD_SLOT:
+            children.append((slot, state.after(ActionKind.FOLD), raises))
+        elif slot == CHECK_CALL_SLOT:
+            children.append((slot, state.after(ActionKind.CALL), raises))
+        elif max_raises is None or raises < max_raises:
+            children.append((slot, state.after(ActionKind.RAISE, amounts[slot]), raises + 1))
+    return children
+
+
+def breadth_first(root: Decision | Terminal) -> list[Decision | Terminal]:
+    """The nodes of a nested description in :meth:`~pokerai.search.subgame.Subgame.from_nested`'s order."""
+    order: list[Decision | Terminal] = [root]
+    for nested in order:
+        if isinstance(nested, Decision):
+            order.extend(child for _, child in nested.children)
+    return order
+
+
 @dataclass(frozen=True, eq=False)
 class RiverSubgame:
     """A river subgame (module docstring) and how it maps back to the game.
@@ -379,15 +408,10 @@ def build_river_subgame(
             return Terminal(SHOWDOWN_MATRIX, float(current.committed[0]))
         player = current.to_act
         assert player is not None
-        legal, amounts = legal_slot_amounts(current, abstraction)
-        children: list[tuple[Any, Decision | Terminal]] = []
-        for slot in legal:
-            if slot == FOLD_SLOT:
-                children.append((slot, node(current.after(ActionKind.FOLD), raises)))
-            elif slot == CHECK_CALL_SLOT:
-                children.append((slot, node(current.after(ActionKind.CALL), raises)))
-            elif max_raises is None or raises < max_raises:
-                children.append((slot, node(current.after(ActionKind.RAISE, amounts[slot]), raises + 1)))
+        children: list[tuple[Any, Decision | Terminal]] = [
+            (slot, node(child, child_raises))
+            for slot, child, child_raises in menu_children(current, abstraction, raises, max_raises)
+        ]
         decision = Decision(player, children)
         states[id(decision)] = current
         return decision
@@ -395,11 +419,7 @@ def build_river_subgame(
     root = node(state.clone(), 0)
     assert isinstance(root, Decision)
     subgame = Subgame.from_nested(root, [valid, showdown], reach[:, hands])
-    # The same breadth-first order as the layout gives each decision's node index.
-    order: list[Decision | Terminal] = [root]
-    for nested in order:
-        if isinstance(nested, Decision):
-            order.extend(child for _, child in nested.children)
+    order = breadth_first(root)
     return RiverSubgame(
         subgame=subgame,
         hands=hands,
@@ -413,20 +433,22 @@ def build_river_subgame(
     )
 
 
-def river_blueprint_strategy(
-    blueprint: Blueprint, river: RiverSubgame, threshold: float = 0.0
+def blueprint_layout(
+    blueprint: Blueprint,
+    subgame: Subgame,
+    decision_states: dict[int, HUNLState],
+    hands: npt.NDArray[np.int64],
+    threshold: float = 0.0,
 ) -> npt.NDArray[np.float64]:
-    """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout for ``river.subgame``.
+    """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout at ``decision_states``.
 
-    One batched network call per decision node over the subgame's hands; where
-    the raise cap removed slots, the remaining children are renormalised
-    (uniform when none of them has probability).
+    One batched network call per decision (its engine state in ``decision_states``) over
+    ``hands``; where a raise cap removed slots, the remaining children are renormalised
+    (uniform when none of them has probability). Other rows are 1.
     """
-    assert river.decision_states is not None
-    subgame = river.subgame
     strategy = np.ones((subgame.num_nodes, subgame.num_hands))
-    for node, node_state in river.decision_states.items():
-        _, _, probabilities = combo_probabilities(blueprint, node_state, river.hands, threshold)
+    for node, node_state in decision_states.items():
+        _, _, probabilities = combo_probabilities(blueprint, node_state, hands, threshold)
         children = subgame.children(node)
         slots = [int(subgame.label[child]) for child in children]
         rows = probabilities[:, slots].T  # [children, H]
@@ -435,6 +457,17 @@ def river_blueprint_strategy(
             totals > 0, rows / np.where(totals > 0, totals, 1.0), 1.0 / len(slots)
         )
     return strategy
+
+
+def river_blueprint_strategy(
+    blueprint: Blueprint, river: RiverSubgame, threshold: float = 0.0
+) -> npt.NDArray[np.float64]:
+    """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout for ``river.subgame``.
+
+    :func:`blueprint_layout` at every decision of the river tree.
+    """
+    assert river.decision_states is not None
+    return blueprint_layout(blueprint, river.subgame, river.decision_states, river.hands, threshold)
 
 
 # ---------------------------------------------------------------------------- one search decision
@@ -640,10 +673,13 @@ __all__ = [
     "RiverSolution",
     "RiverSubgame",
     "action_slots",
+    "blueprint_layout",
+    "breadth_first",
     "build_river_subgame",
     "combo_index",
     "combo_probabilities",
     "combos_holding",
+    "menu_children",
     "public_beliefs",
     "river_matrices",
     "search_decision",

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
-import torch
 
 from pokerai.abstraction.bets import legal_slot_amounts
 from pokerai.agents.base import Observation
@@ -38,33 +35,7 @@ from pokerai.search.hunl import (
 )
 from pokerai.search.hunl import _best_response_root_values as best_response_root_values
 from pokerai.search.subgame import DECISION, Subgame, counterfactual_values, solve, with_resolve_gadget
-
-CHECKPOINT = Path(__file__).resolve().parents[2] / "checkpoints" / "hunl_tiny"
-DECK = parse_cards("AhKd 7c7d Qs9h2c 5d 3s")
-"""Player 0's hole cards, player 1's, then the board."""
-
-
-@pytest.fixture(scope="module")
-def blueprint() -> Blueprint:
-    return Blueprint.load(CHECKPOINT)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread() -> Iterator[None]:
-    """Batched network calls on a busy two-core machine are many times slower with two torch threads."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
-
-def scripted(blueprint: Blueprint, actions: list[tuple[int, ActionKind, int]]) -> HUNLState:
-    """A hand on DECK, player 0 on the button, with ``actions`` (player, kind, amount) applied."""
-    state = HUNLState.new(blueprint.game.config, 0, deck=DECK)
-    for player, kind, amount in actions:
-        state.apply(Action(player, kind, amount))
-    return state
-
+from tests.search.hunl_spots import DECK, scripted
 
 CHECKED_DOWN = [
     (0, ActionKind.CALL, 50),

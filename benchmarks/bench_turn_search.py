@@ -1,0 +1,89 @@
+"""Turn search decision time: depth-limited turn solves on the shipped blueprint, by setting.
+
+The turn decisions come from seeded hands of the blueprint against itself
+(``--threshold`` applied, sampled actions): every turn decision of those hands
+until ``--decisions`` are collected. Each setting answers every decision once
+from a fresh agent (so every decision runs a solve); the time is that of
+``agent.decision(observation)``: replay, beliefs, the turn tree, the leaf
+rollouts, the solve and the blend. One warm-up decision per setting is not
+timed.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_turn_search.py                  # about 3 minutes
+    OMP_NUM_THREADS=1 python benchmarks/bench_turn_search.py --decisions 40 --turn-budgets 250,1000
+
+Prints a Markdown table: median and 95th-percentile milliseconds per decision,
+the median milliseconds spent building the subgame (the tree, its leaf rollouts and, for a new
+board, the shared matrices), CFR+ iterations run, leaves,
+subgame nodes and hands. Single process, one torch thread by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import numpy as np
+import torch
+from bench_search_hunl import percentile, street_decisions  # benchmarks/ is on the path of a script
+
+from pokerai.agents.search import SearchAgent
+from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.state import Street
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
+    parser.add_argument("--decisions", type=int, default=30)
+    parser.add_argument("--turn-budgets", default="1000", help="turn solve budgets in ms, comma-separated")
+    parser.add_argument("--threshold", type=float, default=0.3)
+    parser.add_argument("--river-cards", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+
+    blueprint = Blueprint.load(args.blueprint)
+    observations = street_decisions(blueprint, args.decisions, args.threshold, args.seed, Street.TURN)
+    print(
+        f"Python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__} "
+        f"({args.threads} thread), {platform.machine()}, one process; {len(observations)} turn decisions, "
+        f"threshold {args.threshold}, {args.river_cards} river cards per leaf\n"
+    )
+    print(
+        "| leaves | safe | turn budget ms | median ms | p95 ms | tree and leaves ms (median) "
+        "| iterations (median) | leaves | nodes | hands |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for budget in [float(text) for text in args.turn_budgets.split(",")]:
+        for leaves, safe in (("depth_limited", False), ("blueprint", False), ("depth_limited", True)):
+            options = {
+                "threshold": args.threshold, "turn": True, "turn_budget_ms": budget,
+                "turn_leaves": leaves, "river_cards": args.river_cards, "safe": safe,
+            }  # fmt: skip
+            SearchAgent(blueprint, **options).decision(observations[0])  # warm-up: tables, torch kernels
+            agent = SearchAgent(blueprint, **options)
+            milliseconds: list[float] = []
+            for observation in observations:
+                started = time.perf_counter()
+                agent.decision(observation)
+                milliseconds.append(1000.0 * (time.perf_counter() - started))
+            solutions = [agent.turn_solution(observation) for observation in observations]  # cached
+            print(
+                f"| {leaves} | {'yes' if safe else 'no'} | {budget:g} | "
+                f"{statistics.median(milliseconds):.0f} | {percentile(milliseconds, 0.95):.0f} | "
+                f"{1000 * statistics.median(s.leaf_seconds for s in solutions):.0f} | "
+                f"{statistics.median(s.iterations for s in solutions):g} | "
+                f"{statistics.median(s.leaves for s in solutions):g} | "
+                f"{statistics.median(s.num_nodes for s in solutions):g} | "
+                f"{statistics.median(s.num_hands for s in solutions):g} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

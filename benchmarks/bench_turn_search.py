@@ -3,7 +3,7 @@
 The turn decisions come from seeded hands of the blueprint against itself
 (``--threshold`` applied, sampled actions): every turn decision of those hands
 until ``--decisions`` are collected. Each setting answers every decision once
-from a fresh agent (so every decision runs a solve); the time is that of
+with a fresh agent; the public states are all distinct, so every decision runs a solve; the time is that of
 ``agent.decision(observation)``: replay, beliefs, the turn tree, the leaf
 rollouts, the solve and the blend. One warm-up decision per setting is not
 timed.
@@ -31,6 +31,7 @@ from bench_search_hunl import percentile, street_decisions  # benchmarks/ is on 
 from pokerai.agents.search import SearchAgent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Street
+from pokerai.search.turn import TurnSolution
 
 
 def main() -> None:
@@ -68,11 +69,13 @@ def main() -> None:
             SearchAgent(blueprint, **options).decision(observations[0])  # warm-up: tables, torch kernels
             agent = SearchAgent(blueprint, **options)
             milliseconds: list[float] = []
+            solutions: list[TurnSolution] = []
             for observation in observations:
                 started = time.perf_counter()
                 agent.decision(observation)
                 milliseconds.append(1000.0 * (time.perf_counter() - started))
-            solutions = [agent.turn_solution(observation) for observation in observations]  # cached
+                solutions.append(agent.turn_solution(observation))  # the solve just timed, cached
+            assert agent.turn_solves == len(observations), "every decision ran exactly one solve"
             print(
                 f"| {leaves} | {'yes' if safe else 'no'} | {budget:g} | "
                 f"{statistics.median(milliseconds):.0f} | {percentile(milliseconds, 0.95):.0f} | "

@@ -6,9 +6,9 @@ Runs the same seeded traversals with uniform play for both players (no networks)
 sampling one opponent reply (``sample``, external sampling) and once valuing the replies
 that end the hand exactly (``expected``). Prints, per game and mode, the standard deviation
 of the traverser's root values and of its advantage targets (legal slots), the decision
-nodes visited and the seconds taken. The two modes have the same expected values; they
-differ in spread and in the nodes a traversal visits, because with ``expected`` the sampled
-reply always continues the hand.
+nodes visited and the seconds taken. The two modes draw the same slots, so they visit the
+same nodes and keep the same samples, with the same expected values: they differ only in
+the spread of the values.
 """
 
 from __future__ import annotations

@@ -217,22 +217,26 @@ def _traverse(
         strategy_samples.append(index)
         key = _mix(key)
         drawn = _draw_uniform(strategy, total, _uniform(key))
+        next_state = None
         if terminal_responses:
-            ended: list[int] = []
+            ended = False
             ended_value = 0.0
             for slot in slots:
                 probability = strategy[slot]
                 if probability > 0:
                     child_state = state.child(slot)
+                    if slot == drawn:
+                        next_state = child_state
                     if child_state.current_player() == TERMINAL:
                         returns = child_state.expected_returns() if all_in_equity else child_state.returns()
-                        ended.append(slot)
+                        ended = True
                         ended_value += probability * float(returns[traverser])
             if ended:
                 offset += ended_value / total
-                if drawn in ended:
+                assert next_state is not None, "the drawn slot has positive probability"
+                if next_state.current_player() == TERMINAL:
                     return offset
-        state = state.child(drawn)
+        state = next_state if next_state is not None else state.child(drawn)
 
 
 def _uniform_outcomes(state: Any) -> list[int]:

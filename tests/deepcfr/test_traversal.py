@@ -35,11 +35,18 @@ def canonical(samples: TraversalSamples) -> list[tuple[bytes, bytes, bytes]]:
 
 
 @pytest.mark.parametrize(
-    ("game", "chance", "count"),
-    [(LeducPoker(), "sample", 60), (HUNLGame(), "sample", 60), (LeducPoker(), "enumerate", 3)],
-    ids=["leduc", "hunl", "leduc-enumerated-chance"],
+    ("game", "chance", "count", "terminal_responses"),
+    [
+        (LeducPoker(), "sample", 60, False),
+        (HUNLGame(), "sample", 60, False),
+        (LeducPoker(), "enumerate", 3, False),
+        (HUNLGame(), "sample", 40, True),
+    ],
+    ids=["leduc", "hunl", "leduc-enumerated-chance", "hunl-expected-terminal-responses"],
 )
-def test_batched_and_one_call_per_node_give_the_same_samples(game: Game, chance: str, count: int) -> None:
+def test_batched_and_one_call_per_node_give_the_same_samples(
+    game: Game, chance: str, count: int, terminal_responses: bool
+) -> None:
     encoder = make_encoder(game)
     runs = [
         run_traversals(
@@ -53,6 +60,7 @@ def test_batched_and_one_call_per_node_give_the_same_samples(game: Game, chance:
             concurrent=concurrent,
             batch=batch,
             chance=chance,
+            terminal_responses=terminal_responses,
         )
         for concurrent, batch in ((1, False), (1, True), (7, True), (512, True))
     ]
@@ -283,27 +291,3 @@ def test_expected_terminal_responses_visit_the_nodes_external_sampling_visits() 
     assert sampled.nodes == expected.nodes
     assert not np.array_equal(sampled.advantage_targets, expected.advantage_targets)
     assert not np.array_equal(sampled.root_values, expected.root_values)
-
-
-def test_expected_terminal_responses_sample_the_same_batched_or_not() -> None:
-    game = HUNLGame()
-    encoder = make_encoder(game)
-    runs = [
-        run_traversals(
-            game,
-            encoder,
-            skewed,
-            traverser=0,
-            count=40,
-            iteration=3,
-            seed=2,
-            batch=batch,
-            concurrent=concurrent,
-            terminal_responses=True,
-        )
-        for batch, concurrent in ((True, 16), (False, 1))
-    ]
-    assert canonical(runs[0]) == canonical(runs[1])
-    assert np.array_equal(runs[0].root_values, runs[1].root_values)
-    sampled = run_traversals(game, encoder, skewed, traverser=0, count=40, iteration=3, seed=2)
-    assert not np.array_equal(sampled.root_values, runs[0].root_values)

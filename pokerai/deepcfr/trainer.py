@@ -141,6 +141,17 @@ class DeepCFRConfig:
     value_scale: float = field(
         default=1.0, metadata={"min": 1e-9, "help": "advantage targets are divided by this (chips)"}
     )
+    advantage_pot_power: float = field(
+        default=0.0,
+        metadata={
+            "min": 0.0,
+            "max": 1.0,
+            "help": "advantage targets are further divided by (pot / value_scale) ** this, the pot "
+            "of their decision: 0 keeps chips; 1 gives regrets in pots, so every decision weighs "
+            "alike in the fit. A positive factor per information set, so regret matching's "
+            "strategies are unchanged",
+        },
+    )
     all_in_equity: bool = field(
         default=False,
         metadata={
@@ -385,8 +396,14 @@ class DeepCFRTrainer:
             self.traversal_seconds += elapsed
             self.total_traversals += self.config.traversals_per_iteration
             if len(samples.advantage_records):
+                targets = pot_normalised_targets(
+                    samples.advantage_records,
+                    samples.advantage_targets,
+                    self.config.value_scale,
+                    self.config.advantage_pot_power,
+                )
                 self.advantage_buffers[player].add(
-                    samples.advantage_records, samples.advantage_masks, samples.advantage_targets, t
+                    samples.advantage_records, samples.advantage_masks, targets, t
                 )
             for seat in (0, 1):
                 rows = samples.strategy_players == seat
@@ -490,6 +507,34 @@ class DeepCFRTrainer:
             if on_iteration is not None:
                 on_iteration(t, scalars)
         return scalars
+
+
+def decision_pots(records: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+    """The chips in the pot at each record's decision (hold'em: ``pot``; Leduc: both players' chips)."""
+    names = records.dtype.names or ()
+    if "pot" in names:
+        return records["pot"].astype(np.float64)
+    if "own_chips" in names and "opponent_chips" in names:
+        return records["own_chips"].astype(np.float64) + records["opponent_chips"].astype(np.float64)
+    raise ValueError(f"records with fields {names} carry no pot")
+
+
+def pot_normalised_targets(
+    records: npt.NDArray[Any], targets: npt.NDArray[np.float32], value_scale: float, power: float
+) -> npt.NDArray[np.float32]:
+    """``targets`` (regrets / ``value_scale``) divided by ``(pot / value_scale) ** power`` row by row.
+
+    With ``power`` 1 a target is the regret in pots: ``regret / pot``. Every row of one information
+    state has the same pot, so its regrets change by one positive factor and regret matching, the
+    strategy, does not change; only how much each decision weighs in the network's squared error.
+    """
+    if power == 0:
+        return targets
+    pots = decision_pots(records)
+    if np.any(pots <= 0):
+        raise ValueError("a decision with an empty pot cannot normalise its advantage targets")
+    factors = (pots / value_scale) ** power
+    return (targets / factors[:, np.newaxis]).astype(np.float32)
 
 
 def training_loss(

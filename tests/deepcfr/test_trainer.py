@@ -12,7 +12,9 @@ import torch
 
 from pokerai.config import ConfigError
 from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from pokerai.deepcfr.encoding import LEDUC_NO_ACTION, NOT_DEALT
 from pokerai.deepcfr.export import Blueprint
+from pokerai.deepcfr.networks import regret_matching_numpy
 from pokerai.deepcfr.reservoir import unpack_masks
 from pokerai.deepcfr.trainer import (
     CHECKPOINT_NAME,
@@ -20,8 +22,10 @@ from pokerai.deepcfr.trainer import (
     _buffer_payload,
     _GroupedBatches,
     _iteration_weights,
+    decision_pots,
     load_deepcfr_config,
     policy_exploitability,
+    pot_normalised_targets,
     training_loss,
 )
 
@@ -187,6 +191,51 @@ def test_a_tiny_hunl_run(
     assert blueprint.probabilities(state).sum() == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("game", ["leduc", "hunl"])
+def test_pot_normalised_targets_divide_each_decision_by_its_pot_and_keep_its_strategy(
+    tmp_path: Path, game: str
+) -> None:
+    """advantage_pot_power: player 0's first traversals (both strategies uniform) fill its buffer with
+    the same samples as without the key, each row divided by (pot / value_scale) ** power of its own
+    decision, and regret matching gives the same strategy."""
+    settings = {**TINY, "game": game, "iterations": 1, "traversals_per_iteration": 8, "value_scale": 4.0}
+    plain = DeepCFRTrainer(load_deepcfr_config(settings), tmp_path / "plain")
+    scaled = DeepCFRTrainer(
+        load_deepcfr_config({**settings, "advantage_pot_power": 0.5}), tmp_path / "scaled"
+    )
+    plain.run_iteration()
+    scaled.run_iteration()
+    before = plain.advantage_buffers[0].contents()
+    after = scaled.advantage_buffers[0].contents()
+    assert len(before) > 10 and np.array_equal(before["info"], after["info"])
+    pots = decision_pots(before["info"])
+    info = before["info"]
+    if game == "hunl":  # the chips that have left both stacks (20,000 each at the start)
+        np.testing.assert_array_equal(pots, 40000 - info["own_stack"] - info["opponent_stack"])
+        assert set(pots.tolist()) >= {150.0} and pots.max() > 150.0  # preflop and raised pots
+    else:  # Leduc: the antes (1 each) at the first decision, at most 13 chips each at any
+        first = (info["board"] == NOT_DEALT) & (info["actions"] == LEDUC_NO_ACTION).all(axis=(1, 2))
+        assert first.any() and (pots[first] == 2).all()
+        assert pots.max() > 2 and pots.max() <= 26
+    expected = before["target"] / np.sqrt(pots / 4.0)[:, np.newaxis]
+    np.testing.assert_allclose(after["target"], expected, rtol=1e-6, atol=1e-6)
+    masks = unpack_masks(before["mask"], plain.num_slots)
+    np.testing.assert_allclose(
+        regret_matching_numpy(after["target"], masks),
+        regret_matching_numpy(before["target"], masks),
+        atol=1e-6,
+    )
+    # Power 1 gives regrets in pots; power 0 leaves the targets alone.
+    records = before["info"][:3]
+    targets = before["target"][:3]
+    np.testing.assert_allclose(
+        pot_normalised_targets(records, targets, 4.0, 1.0) * decision_pots(records)[:, np.newaxis],
+        targets * 4.0,
+        rtol=1e-6,
+    )
+    assert pot_normalised_targets(records, targets, 4.0, 0.0) is targets
+
+
 def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None:
     trainer = DeepCFRTrainer(load_deepcfr_config({**TINY, "iterations": 1}), tmp_path)
     trainer.train()
@@ -210,6 +259,10 @@ def test_corrupt_checkpoints_and_bad_configs_are_refused(tmp_path: Path) -> None
         load_deepcfr_config({"game": "hunl", "chance": "enumerate"})
     with pytest.raises(ConfigError, match="chance"):
         load_deepcfr_config({"chance": "all"})
+    with pytest.raises(ConfigError, match="advantage_pot_power: must be at most 1"):
+        load_deepcfr_config({"advantage_pot_power": 1.5})
+    with pytest.raises(ConfigError, match="advantage_pot_power: must be at least 0"):
+        load_deepcfr_config({"advantage_pot_power": -0.5})
     with pytest.raises(ConfigError, match="all_in_equity: is for hold'em"):
         load_deepcfr_config({"game": "leduc", "all_in_equity": True})
     with pytest.raises(ConfigError, match=r"policy\.grouped"):

@@ -33,7 +33,9 @@ fraction equal to all-in always yields to the all-in slot.
 A menu's ``all_in_max_pots`` (0, no limit, by default) keeps all-in off the
 menu while its raise would exceed that many pots after calling, e.g. a 200 bb
 shove into a 1.5 bb preflop pot; a fraction clamped to the stack is then still
-an all-in, in its own slot.
+an all-in, in its own slot. A menu's ``max_raises`` (0, no cap, by default)
+allows that many bets and raises on its street, all-in included; after them
+a player may only fold, check or call.
 
 Action translation
 ------------------
@@ -94,6 +96,15 @@ class BetMenu:
         },
     )
 
+    max_raises: int = field(
+        default=0,
+        metadata={
+            "min": 0,
+            "help": "bets and raises allowed on this street (all-in included); after that a player may "
+            "only fold, check or call; 0: no cap",
+        },
+    )
+
     def __post_init__(self) -> None:
         if not isinstance(self.pot_fractions, (tuple, list)):
             raise ValueError(f"pot fractions {self.pot_fractions!r} are not a list of numbers")
@@ -121,6 +132,10 @@ class BetMenu:
         if not (math.isfinite(limit) and limit >= 0):
             raise ValueError(f"all_in_max_pots {limit!r} is not a finite number >= 0")
         object.__setattr__(self, "all_in_max_pots", float(limit))
+        cap = self.max_raises
+        if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 0:
+            raise ValueError(f"max_raises {cap!r} is not a whole number >= 0")
+        object.__setattr__(self, "max_raises", int(cap))
         # Stored as a tuple of floats so that menus built from lists or ints hash and compare alike.
         object.__setattr__(self, "pot_fractions", tuple(float(fraction) for fraction in fractions))
 
@@ -229,6 +244,13 @@ def _raise_slots(state: HUNLState, player: int, abstraction: BetAbstraction) -> 
     maximum = stacks[player] + own_bet  # max_raise_to
     minimum = min(other_bet + max(state.last_raise_size, state.config.big_blind), maximum)  # min_raise_to
     menu = abstraction.menu(state.street)
+    if menu.max_raises:
+        made = 0
+        for action in state.history[state.street_starts[state.street] :]:
+            if action.kind is ActionKind.RAISE:
+                made += 1
+        if made >= menu.max_raises:
+            return []  # the street's raise cap is reached
     all_in = menu.all_in
     limit = menu.all_in_max_pots
     if all_in and limit > 0 and maximum - highest_bet > limit * pot_after_call:

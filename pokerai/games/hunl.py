@@ -75,8 +75,10 @@ def _format_menu(menu: BetMenu) -> str:
     sizes = "/".join(f"{fraction:g}" for fraction in menu.pot_fractions)
     if menu.all_in:
         all_in = f"all-in<={menu.all_in_max_pots:g}pot" if menu.all_in_max_pots > 0 else "all-in"
-        return f"{sizes}+{all_in}" if sizes else all_in
-    return sizes or "none"
+        text = f"{sizes}+{all_in}" if sizes else all_in
+    else:
+        text = sizes or "none"
+    return f"{text} (<={menu.max_raises} raises)" if menu.max_raises else text
 
 
 def _format_abstraction(bets: BetAbstraction) -> str:

@@ -129,7 +129,7 @@ def test_loads_from_config_mapping() -> None:
 
 
 def test_config_unknown_key() -> None:
-    known = "pot_fractions, all_in, all_in_max_pots"
+    known = "pot_fractions, all_in, all_in_max_pots, max_raises"
     with pytest.raises(ConfigError, match=rf"unknown key 'pot_fraction' in flop \(known keys: {known}\)"):
         load_config({"flop": {"pot_fraction": [0.5]}}, BetAbstraction)
     with pytest.raises(ConfigError, match="unknown key 'flopp' at the top level"):
@@ -260,6 +260,37 @@ def test_all_in_limit_validation() -> None:
             BetMenu(all_in_max_pots=bad)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="all_in_max_pots"):
         load_config({"flop": {"all_in_max_pots": -2}}, BetAbstraction)
+
+
+def test_raise_cap_leaves_fold_and_call_once_the_street_has_its_raises() -> None:
+    capped = BetAbstraction(preflop=BetMenu(max_raises=2), flop=BetMenu(max_raises=1))
+    # Preflop the blinds are not raises: the button may open and the big blind may 3-bet.
+    state = new_hand()
+    assert slot_actions(state, capped)[0].tolist() == [True] * 6
+    state.raise_to(300)
+    assert slot_actions(state, capped)[0].tolist() == [True] * 6
+    state.raise_to(900)
+    # Two raises made: the button may only fold or call the 3-bet; uncapped it could 4-bet.
+    mask, actions = slot_actions(state, capped)
+    assert mask.tolist() == [True, True, False, False, False, False]
+    assert actions[1] == Action(0, ActionKind.CALL, 600)
+    assert slot_actions(state, DEFAULT)[0].tolist() == [True] * 6
+    state.call()
+    # The count starts again on the flop, where one bet is allowed: the big blind bets, the button
+    # may fold or call, not raise.
+    assert slot_actions(state, capped)[0].tolist() == [False, True, True, True, True, True]
+    state.raise_to(900)
+    assert slot_actions(state, capped)[0].tolist() == [True, True, False, False, False, False]
+    # 0 is no cap (the default).
+    assert BetMenu().max_raises == 0
+
+
+def test_raise_cap_validation() -> None:
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="max_raises"):
+            BetMenu(max_raises=bad)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="max_raises"):
+        load_config({"turn": {"max_raises": -1}}, BetAbstraction)
 
 
 def test_no_raise_slots_when_raising_is_illegal() -> None:

@@ -40,6 +40,10 @@ def test_game_describes_itself() -> None:
     limited = HUNLGame(bets=BetAbstraction(capped, capped, capped, capped))
     assert limited.name == "hunl(50/100, 200bb, menu 0.5/1/2+all-in<=2pot)"
     assert limited.num_distinct_actions == 6  # the all-in slot stays; it is legal only within the limit
+    raises = BetMenu(max_raises=2)
+    assert HUNLGame(bets=BetAbstraction(raises, raises, raises, raises)).name == (
+        "hunl(50/100, 200bb, menu 0.5/1/2+all-in (<=2 raises))"
+    )
 
 
 def test_scripted_hand_goes_to_showdown_with_the_right_returns() -> None:

@@ -20,7 +20,11 @@ four continuation strategies, valued by blueprint rollouts over
 ``river_cards`` sampled river cards), blended the same way; ``turn_budget_ms``
 bounds the solve after the leaves are built, ``turn_max_raises`` the raises
 inside it and ``turn_leaves="blueprint"`` keeps only the blueprint
-continuation. ``safe`` applies to both streets. ``threshold`` and ``sample``
+continuation. With ``preflop`` each preflop decision is re-solved to the end of
+the preflop betting (:func:`pokerai.search.preflop.solve_preflop`: all-in
+equity at called all-ins, equity on the pot where a flop is to come), within
+``preflop_budget_ms`` and ``preflop_max_raises``. ``safe`` applies to every
+searched street. ``threshold`` and ``sample``
 mean what they mean for the blueprint agent: the blueprint's probabilities
 (in the beliefs and in the blend) are thresholded, and the agent samples from
 the final probabilities or, with ``sample=False``, plays the most likely slot.
@@ -45,6 +49,7 @@ from pokerai.agents.blueprint import BlueprintAgent, replay_observation
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.hunl import RiverSolution, combo_index, search_probabilities, solve_river
+from pokerai.search.preflop import PreflopSolution, solve_preflop
 from pokerai.search.subgame import blend
 from pokerai.search.turn import CONTINUATIONS, DEFAULT_RIVER_CARDS, TurnSolution, solve_turn
 
@@ -68,6 +73,14 @@ DEFAULT_TURN_MAX_RAISES = 1
 """Raises allowed inside the turn subgame (each one more multiplies its leaves and their rollouts)."""
 TURN_LEAVES = ("depth_limited", "blueprint")
 """Turn leaf kinds: the opponent picks among the four continuations, or both play the blueprint."""
+DEFAULT_PREFLOP_BUDGET_MS = 5000.0
+"""Milliseconds a preflop solve may take. A preflop solve depends only on the public history, so
+one solve serves every later hand that reaches the same history (about 300 CFR+ iterations over
+all 1,326 hands at the first decision on this project's 2-core machine)."""
+DEFAULT_PREFLOP_MAX_RAISES = 2
+"""Raises allowed inside the preflop subgame (100 nodes at the first decision; 316 with 3)."""
+PREFLOP_CACHE_SIZE = 64
+"""Preflop public states whose solutions are kept (a match meets few distinct preflop histories)."""
 
 
 class SearchAgent(BlueprintAgent):
@@ -82,7 +95,9 @@ class SearchAgent(BlueprintAgent):
     ``turn`` also searches turn decisions (module docstring), with
     ``turn_budget_ms`` (positive or None), ``turn_max_raises`` (as
     ``max_raises``), ``turn_leaves`` (one of :data:`TURN_LEAVES`) and
-    ``river_cards`` (at least 5, or None for all 48).
+    ``river_cards`` (at least 5, or None for all 48). ``preflop`` also searches
+    preflop decisions, with ``preflop_budget_ms`` (positive or None) and
+    ``preflop_max_raises`` (as ``max_raises``).
     """
 
     name = "search"
@@ -103,6 +118,9 @@ class SearchAgent(BlueprintAgent):
         turn_max_raises: int | None = DEFAULT_TURN_MAX_RAISES,
         turn_leaves: str = "depth_limited",
         river_cards: int | None = DEFAULT_RIVER_CARDS,
+        preflop: bool = False,
+        preflop_budget_ms: float | None = DEFAULT_PREFLOP_BUDGET_MS,
+        preflop_max_raises: int | None = DEFAULT_PREFLOP_MAX_RAISES,
     ) -> None:
         super().__init__(blueprint, sample=sample, threshold=threshold)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
@@ -133,7 +151,27 @@ class SearchAgent(BlueprintAgent):
             isinstance(river_cards, bool) or not isinstance(river_cards, int) or not 5 <= river_cards <= 48
         ):
             raise ValueError(f"river_cards {river_cards!r} is not a whole number from 5 to 48 (None for all)")
+        if preflop_budget_ms is not None and (
+            isinstance(preflop_budget_ms, bool)
+            or not isinstance(preflop_budget_ms, (int, float))
+            or not preflop_budget_ms > 0
+        ):
+            raise ValueError(
+                f"preflop_budget_ms {preflop_budget_ms!r} is not a positive number of milliseconds"
+            )
+        if preflop_max_raises is not None and (
+            isinstance(preflop_max_raises, bool)
+            or not isinstance(preflop_max_raises, int)
+            or preflop_max_raises < 0
+        ):
+            raise ValueError(f"preflop_max_raises {preflop_max_raises!r} is not a non-negative whole number")
         self.iterations = iterations
+        self.preflop = bool(preflop)
+        self.preflop_budget_ms = None if preflop_budget_ms is None else float(preflop_budget_ms)
+        self.preflop_max_raises = preflop_max_raises
+        self._preflop_solutions: OrderedDict[tuple[Any, ...], PreflopSolution] = OrderedDict()
+        self.preflop_solves = 0
+        """Preflop solves run so far (cache misses)."""
         self.turn = bool(turn)
         self.turn_budget_ms = None if turn_budget_ms is None else float(turn_budget_ms)
         self.turn_max_raises = turn_max_raises
@@ -169,6 +207,29 @@ class SearchAgent(BlueprintAgent):
         self._solutions[key] = solution
         if len(self._solutions) > CACHE_SIZE:
             self._solutions.popitem(last=False)
+        return solution
+
+    def preflop_solution(self, observation: Observation) -> PreflopSolution:
+        """The solved preflop subgame at ``observation``'s public state (cached apart from the river and
+        turn ones, since every hand's first decision meets the same public state; hole cards unused)."""
+        key = (observation.config, observation.button, observation.player, observation.history)
+        solution = self._preflop_solutions.get(key)
+        if solution is not None:
+            self._preflop_solutions.move_to_end(key)
+            return solution
+        solution = solve_preflop(
+            self.blueprint,
+            replay_observation(observation),
+            iterations=self.iterations,
+            time_budget_s=None if self.preflop_budget_ms is None else self.preflop_budget_ms / 1000.0,
+            threshold=self.threshold,
+            max_raises=self.preflop_max_raises,
+            safe=self.safe,
+        )
+        self.preflop_solves += 1
+        self._preflop_solutions[key] = solution
+        if len(self._preflop_solutions) > PREFLOP_CACHE_SIZE:
+            self._preflop_solutions.popitem(last=False)
         return solution
 
     def river_solution(self, observation: Observation) -> RiverSolution:
@@ -217,7 +278,13 @@ class SearchAgent(BlueprintAgent):
         probabilities, actions = super().decision(observation)
         if self.iterations == 0:
             return probabilities, actions
-        if observation.street == Street.TURN and self.turn:
+        if observation.street == Street.PREFLOP and self.preflop:
+            preflop = self.preflop_solution(observation)
+            local = preflop.strategy[combo_index(*observation.hole_cards)]
+            if local.sum() == 0:  # a hand outside the searcher's range: the blueprint plays it
+                return probabilities, actions
+            searched = blend(probabilities, local, preflop.iterations, self.full_iterations)
+        elif observation.street == Street.TURN and self.turn:
             turn = self.turn_solution(observation)
             local = turn.strategy[combo_index(*observation.hole_cards)]
             if local.sum() == 0:  # a hand outside the subgame: neither range holds it
@@ -249,8 +316,11 @@ __all__ = [
     "DEFAULT_FULL_ITERATIONS",
     "DEFAULT_ITERATIONS",
     "DEFAULT_MAX_RAISES",
+    "DEFAULT_PREFLOP_BUDGET_MS",
+    "DEFAULT_PREFLOP_MAX_RAISES",
     "DEFAULT_TURN_BUDGET_MS",
     "DEFAULT_TURN_MAX_RAISES",
+    "PREFLOP_CACHE_SIZE",
     "TURN_LEAVES",
     "SearchAgent",
     "load_search_agent",

@@ -22,7 +22,10 @@ turn, depth-limited (:mod:`pokerai.search.turn`), with ``turn_budget_ms``
 (the turn solve's milliseconds after its leaves are built, default 1000;
 ``none``), ``turn_max_raises`` (default 1), ``turn_leaves`` (``depth_limited``,
 the default, or ``blueprint``) and ``river_cards`` (river cards per leaf
-rollout, default 8, at least 5; ``all``). An unknown or
+rollout, default 8, at least 5; ``all``). ``preflop=1`` also searches preflop
+decisions (:mod:`pokerai.search.preflop`: leaves valued by all-in equity), with
+``preflop_budget_ms`` (default 5000; ``none``) and ``preflop_max_raises``
+(default 2). An unknown or
 malformed option is a ``ValueError``. Anything else is a ``ValueError`` that
 names the spec and lists the valid ones.
 """
@@ -70,6 +73,8 @@ def _search(path: str) -> Agent:
         DEFAULT_FULL_ITERATIONS,
         DEFAULT_ITERATIONS,
         DEFAULT_MAX_RAISES,
+        DEFAULT_PREFLOP_BUDGET_MS,
+        DEFAULT_PREFLOP_MAX_RAISES,
         DEFAULT_TURN_BUDGET_MS,
         DEFAULT_TURN_MAX_RAISES,
         load_search_agent,
@@ -81,6 +86,7 @@ def _search(path: str) -> Agent:
         {
             "threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe",
             "turn", "turn_budget_ms", "turn_max_raises", "turn_leaves", "river_cards",
+            "preflop", "preflop_budget_ms", "preflop_max_raises",
         },
     )  # fmt: skip
     threshold = _number(options.get("threshold", "0"), "threshold")
@@ -108,6 +114,20 @@ def _search(path: str) -> Agent:
     turn_budget_ms = None if turn_budget == "none" else _number(turn_budget, "turn_budget_ms")
     turn_raises = options.get("turn_max_raises", str(DEFAULT_TURN_MAX_RAISES))
     turn_max_raises = None if turn_raises == "none" else _whole_number(turn_raises, "turn_max_raises")
+    preflop = options.get("preflop", "0")
+    if preflop not in ("0", "1"):
+        raise ValueError(f"preflop={preflop!r} is not 0 or 1")
+    preflop_only = sorted(key for key in options if key.startswith("preflop_"))
+    if preflop == "0" and preflop_only:
+        raise ValueError(
+            f"{preflop_only[0]}= needs preflop=1 (preflop options do nothing without preflop search)"
+        )
+    preflop_budget = options.get("preflop_budget_ms", str(DEFAULT_PREFLOP_BUDGET_MS))
+    preflop_budget_ms = None if preflop_budget == "none" else _number(preflop_budget, "preflop_budget_ms")
+    preflop_raises = options.get("preflop_max_raises", str(DEFAULT_PREFLOP_MAX_RAISES))
+    preflop_max_raises = (
+        None if preflop_raises == "none" else _whole_number(preflop_raises, "preflop_max_raises")
+    )
     cards = options.get("river_cards", str(DEFAULT_RIVER_CARDS))
     river_cards = None if cards == "all" else _whole_number(cards, "river_cards")
     return load_search_agent(
@@ -124,6 +144,9 @@ def _search(path: str) -> Agent:
         turn_max_raises=turn_max_raises,
         turn_leaves=options.get("turn_leaves", "depth_limited"),
         river_cards=river_cards,
+        preflop=preflop == "1",
+        preflop_budget_ms=preflop_budget_ms,
+        preflop_max_raises=preflop_max_raises,
     )
 
 

@@ -2,8 +2,8 @@
 
 ``subgame`` holds the game-independent part (public trees over hand vectors, CFR+, the safe
 re-solving gadget, blending); ``leduc`` searches Leduc exactly; ``hunl`` re-solves the
-hold'em river for :class:`pokerai.agents.search.SearchAgent` (it loads torch, so it is not
-imported here).
+hold'em river, ``turn`` the turn (depth-limited) and ``preflop`` the preflop betting for
+:class:`pokerai.agents.search.SearchAgent` (they load torch, so they are not imported here).
 """
 
 from pokerai.search.leduc import LeducSearch, LeducSearchConfig

@@ -273,7 +273,8 @@ class SearchAgent(BlueprintAgent):
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
         """The probabilities float64 ``[num_slots]`` it plays (0 on illegal slots) and each slot's action.
 
-        The blueprint's before the river; on the river the searched ones (module docstring).
+        The blueprint's before the river, except on searched streets (preflop with ``preflop``, the
+        turn with ``turn``); on the river the searched ones (module docstring).
         """
         probabilities, actions = super().decision(observation)
         if self.iterations == 0:

@@ -214,11 +214,15 @@ def action_slots(
 
     Fold and check/call are their slots; a raise to a menu amount is that slot,
     and any other raise is translated (:func:`~pokerai.abstraction.bets.translate`).
+    A raise where the menu has no raise at all (its street's ``max_raises`` is
+    reached) stands for no slot: the list is empty.
     """
     if action.kind is ActionKind.FOLD:
         return [(FOLD_SLOT, 1.0)]
     if action.kind is not ActionKind.RAISE:
         return [(CHECK_CALL_SLOT, 1.0)]
+    if all(slot in (FOLD_SLOT, CHECK_CALL_SLOT) for slot in legal):
+        return []
     for slot in legal:
         if slot not in (FOLD_SLOT, CHECK_CALL_SLOT) and amounts[slot] == action.amount:
             return [(slot, 1.0)]
@@ -245,7 +249,8 @@ def public_beliefs(
     If the blueprint gives an observed action probability 0 for every hand still
     in the actor's range, the unthresholded probabilities are used for that
     action instead, and if those are 0 too the action leaves the range as it
-    was: a range never becomes empty.
+    was: a range never becomes empty. A raise past the menu's ``max_raises``,
+    which the blueprint cannot make, leaves the range as it was too.
     """
     abstraction: BetAbstraction = blueprint.game.bets
     board = state.board
@@ -259,6 +264,9 @@ def public_beliefs(
         candidates = live[weights[actor, live] > 0]
         legal, amounts, raw = combo_probabilities(blueprint, replay, candidates, 0.0)
         pairs = action_slots(replay, action, legal, amounts, abstraction)
+        if not pairs:  # a raise past the menu's cap: the blueprint has no such action
+            replay.apply(action)
+            continue
         for probabilities in (threshold_probabilities(raw, threshold), raw):
             likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
             updated = weights[actor, candidates] * likelihood

@@ -21,6 +21,10 @@ a preflop decision:
    a flop are left to the blueprint's postflop play;
 4. CFR+ (:func:`~pokerai.search.subgame.solve`) for an iteration or time budget.
 
+A limitation: later beliefs (on the river, say) still take the searcher's own
+range from the blueprint's preflop probabilities, not from what the preflop
+search played, so after a searched preflop they describe the wrong range.
+
 The solve depends only on the public state, and at the first decision of a hand
 the public state is always the same, so a caller keeps solutions by public state
 (:class:`pokerai.agents.search.SearchAgent` does).

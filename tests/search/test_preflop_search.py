@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, legal_slot_amounts
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, BetMenu, legal_slot_amounts
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent
 from pokerai.agents.search import SearchAgent
@@ -113,8 +113,9 @@ def test_the_preflop_solve_gives_a_best_responding_opponent_less_than_the_bluepr
 def test_zero_preflop_iterations_play_the_blueprint_exactly(blueprint: Blueprint) -> None:
     observation = Observation.from_state(scripted(blueprint, []))
     expected, _ = BlueprintAgent(blueprint, threshold=0.3).decision(observation)
-    found, _ = SearchAgent(blueprint, threshold=0.3, iterations=0, preflop=True).decision(observation)
-    assert np.array_equal(found, expected)
+    agent = SearchAgent(blueprint, threshold=0.3, iterations=0, preflop=True)
+    found, _ = agent.decision(observation)
+    assert np.array_equal(found, expected) and agent.preflop_solves == 0
     assert not solve_preflop(blueprint, scripted(blueprint, []), iterations=0).strategy.any()
 
 
@@ -160,6 +161,23 @@ def test_the_safe_preflop_solve_gives_legal_strategies_to_the_searchers_range(bl
     legal, _ = legal_slot_amounts(state, blueprint.game.bets)
     played = {slot for slot in range(solution.strategy.shape[1]) if solution.strategy[inside, slot].any()}
     assert played <= set(legal) and {FOLD_SLOT, CHECK_CALL_SLOT} <= played
+
+
+def test_a_raise_past_a_capped_menu_leaves_the_raisers_range_as_it_was(blueprint: Blueprint) -> None:
+    # The shipped networks on a menu with at most 2 raises preflop (the same 6 slots and features).
+    menu = BetMenu(max_raises=2)
+    bets = BetAbstraction(menu, menu, menu, menu)
+    config = dataclasses.replace(blueprint.config, hunl=dataclasses.replace(blueprint.config.hunl, bets=bets))
+    capped = Blueprint(config, blueprint.networks)
+    three_bet = scripted(capped, OPEN_AND_THREE_BET)
+    assert not legal_slot_amounts(three_bet, bets)[0][2:]  # the button may not raise on this menu
+    four_bet = scripted(capped, [*OPEN_AND_THREE_BET, (0, ActionKind.RAISE, 2_700)])
+    before = public_beliefs(capped, three_bet, threshold=0.3)
+    after = public_beliefs(capped, four_bet, threshold=0.3)
+    assert np.array_equal(after[0], before[0])  # the button's range: its 4-bet is no menu action
+    assert np.array_equal(after[1], before[1])
+    solution = solve_preflop(capped, four_bet, iterations=10, threshold=0.3)  # the big blind to act
+    assert solution.iterations == 10 and solution.strategy.any()
 
 
 def test_preflop_options_of_the_search_spec() -> None:

@@ -38,7 +38,7 @@ def main() -> None:
     started = time.perf_counter()
     preflop_equity_matrix()
     seconds = time.perf_counter() - started
-    print(f"equity matrix: {seconds:.1f} s (once per process, numba compile included)\n")
+    print(f"equity matrix: {seconds:.1f} s (once per process; numba compiles its kernel once, cached)\n")
     print("| spot | budget (ms) | seconds | iterations | nodes | hands |")
     print("|---|---:|---:|---:|---:|---:|")
     for budget in (float(text) for text in args.budgets_ms.split(",")):

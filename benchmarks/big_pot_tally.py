@@ -1,6 +1,6 @@
-"""Where an agent's big pots are won and lost: a tally of ACPC hand histories from ``pokerai eval --log``.
+"""Where an agent's big hands are won and lost: a tally of ACPC hand histories from ``pokerai eval --log``.
 
-Each hand whose result is at least ``--min-bb`` big blinds either way is put in
+Each hand the agent won or lost by at least ``--min-bb`` big blinds is put in
 one group by its last raise: who made it (the agent or its opponent), on which
 street, whether it was an all-in, and whether the hand then ended in a fold or a
 showdown. For each group the table gives the hands and their sum in mbb per hand
@@ -28,7 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("log", help="hand histories written by pokerai eval --log")
     parser.add_argument("--agent", default="blueprint", help="the player name the table is for")
-    parser.add_argument("--min-bb", type=float, default=50.0, help="big pots: results of at least this")
+    parser.add_argument("--min-bb", type=float, default=50.0, help="big hands: won or lost by at least this")
     parser.add_argument("--big-blind", type=int, default=100)
     parser.add_argument("--stack", type=int, default=20_000, help="raise-to amount of an all-in")
     args = parser.parse_args()
@@ -73,8 +73,8 @@ def main() -> None:
     if not hands:
         raise SystemExit(f"{args.log}: no hands")
     scale = 1000.0 / args.big_blind / hands  # chips summed over the log -> mbb per hand
-    print(f"{hands} hands, {args.agent} {total * scale:+,.0f} mbb/hand in all; pots under {args.min_bb:g} bb "
-          f"{small * scale:+,.0f}")  # fmt: skip
+    print(f"{hands} hands, {args.agent} {total * scale:+,.0f} mbb/hand in all")
+    print(f"hands won or lost by under {args.min_bb:g} bb: {small * scale:+,.0f}")
     print()
     print("| last raise by | street | size | end | hands | mbb/hand of the log |")
     print("|---|---|---|---|---:|---:|")

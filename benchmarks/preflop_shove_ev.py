@@ -8,9 +8,10 @@ probability ``c(j)``, else fold. The shove then wins, in big blinds,
 
 with the all-in equity of :func:`pokerai.search.preflop.preflop_equity_matrix`. The
 big blind's call frequency is also printed by bands of its hand's equity against a random hand.
-Folding the button costs half a big blind, so a blueprint near an equilibrium
-makes this negative for the hands it does not shove, and a shove of a hand
-with a positive figure exploits its own big blind. The table also gives the
+Folding the button costs half a big blind. Near an equilibrium no hand gains much
+by shoving over what the blueprint does with it; a hand that the blueprint
+folds or limps while a shove would win many big blinds shows that its button
+and big blind are far from best responses to each other. The table also gives the
 button's probability of each action at the first decision.
 
     OMP_NUM_THREADS=1 python benchmarks/preflop_shove_ev.py checkpoints/hunl_tiny KsQd 8s8d Js7s 7c2d

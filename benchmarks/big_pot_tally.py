@@ -11,17 +11,31 @@ smaller pots add up to the agent's result in the match.
         --seed 1 --workers 2 --log bp.log
     python benchmarks/big_pot_tally.py bp.log --agent blueprint
 
-Heads-up ACPC betting: seat 1 (the button) acts first preflop, seat 0 first on
-later streets; ``r`` amounts are raise-to totals for the hand.
+Each line is rebuilt by :func:`pokerai.engine.history.parse_acpc` (every action
+replayed through the state machine), so a malformed line is an error.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import re
+
+from pokerai.engine.history import parse_acpc
+from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState
 
 STREETS = ("preflop", "flop", "turn", "river")
+
+
+def last_raise(state: HUNLState) -> tuple[int, int, bool] | None:
+    """The finished hand's last bet or raise: (player, street, whether it was all-in); None if none."""
+    replay = HUNLState.new(state.config, state.button, deck=state.deal)
+    last = None
+    for action in state.history:
+        street = replay.street
+        replay.apply(action)
+        if action.kind is ActionKind.RAISE:
+            last = (action.player, street, replay.stacks[action.player] == 0)
+    return last
 
 
 def main() -> None:
@@ -29,44 +43,42 @@ def main() -> None:
     parser.add_argument("log", help="hand histories written by pokerai eval --log")
     parser.add_argument("--agent", default="blueprint", help="the player name the table is for")
     parser.add_argument("--min-bb", type=float, default=50.0, help="big hands: won or lost by at least this")
+    parser.add_argument("--small-blind", type=int, default=50)
     parser.add_argument("--big-blind", type=int, default=100)
-    parser.add_argument("--stack", type=int, default=20_000, help="raise-to amount of an all-in")
+    parser.add_argument("--stack", type=int, default=20_000, help="each player's starting stack")
     args = parser.parse_args()
+    config = HUNLConfig(args.small_blind, args.big_blind, (args.stack, args.stack))
     groups: dict[tuple[str, str, str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
     hands = 0
     total = 0.0
     small = 0.0
     with open(args.log, encoding="utf-8") as lines:
         for line in lines:
-            fields = line.strip().split(":")
-            if len(fields) != 6 or fields[0] != "STATE":
-                raise SystemExit(f"{args.log}: not an ACPC STATE line: {line.strip()!r}")
-            _, _, betting, _, results, names = fields
-            players = names.split("|")
-            if args.agent not in players:
+            try:
+                parsed = parse_acpc(line, config)
+            except ValueError as error:
+                raise SystemExit(f"{args.log}: {error}") from None
+            if parsed.results is None or parsed.names is None:
+                raise SystemExit(f"{args.log}: a STATE line without results and names: {line.strip()!r}")
+            if args.agent not in parsed.names:
                 raise SystemExit(f"{args.log}: {args.agent!r} does not play in {line.strip()!r}")
-            seat = players.index(args.agent)
-            result = float(results.split("|")[seat])
+            player = parsed.names.index(args.agent)
+            result = float(parsed.results[player])
             hands += 1
             total += result
             if abs(result) < args.min_bb * args.big_blind:
                 small += result
                 continue
-            last: tuple[int, int, int] | None = None
-            for street, actions in enumerate(betting.split("/")):
-                actor = 1 if street == 0 else 0
-                for token in re.findall(r"[fc]|r\d+", actions):
-                    if token.startswith("r"):
-                        last = (actor, street, int(token[1:]))
-                    actor = 1 - actor
+            last = last_raise(parsed.state)
             if last is None:
                 key = ("nobody", "-", "-", "showdown")
             else:
+                raiser, street, all_in = last
                 key = (
-                    "agent" if last[0] == seat else "opponent",
-                    STREETS[last[1]],
-                    "all-in" if last[2] == args.stack else "bet",
-                    "fold" if betting.endswith("f") else "showdown",
+                    "agent" if raiser == player else "opponent",
+                    STREETS[street],
+                    "all-in" if all_in else "bet",
+                    "fold" if parsed.state.folded is not None else "showdown",
                 )
             groups[key][0] += 1
             groups[key][1] += result

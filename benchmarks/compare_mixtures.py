@@ -29,6 +29,7 @@ from pokerai.agents.blueprint import BlueprintAgent
 from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.eval.duplicate import DuplicateResult, duplicate_match, mean_ci95
+from pokerai.search.hunl import threshold_probabilities
 
 
 class MixtureAgent(BlueprintAgent):
@@ -52,13 +53,7 @@ class MixtureAgent(BlueprintAgent):
             probabilities, actions = BlueprintAgent.decision(self, observation)
             total = probabilities if total is None else total + probabilities
         assert total is not None
-        mean = total / len(self.blueprints)
-        if self.mixture_threshold > 0:
-            kept = np.where(mean >= self.mixture_threshold, mean, 0.0)
-            if kept.sum() == 0:
-                kept[int(np.argmax(mean))] = 1.0
-            mean = kept / kept.sum()
-        return mean, actions
+        return threshold_probabilities(total / len(self.blueprints), self.mixture_threshold)[0], actions
 
 
 def _per_pair(result: DuplicateResult) -> npt.NDArray[np.float64]:

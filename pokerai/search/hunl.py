@@ -70,11 +70,11 @@ from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.search.subgame import (
     TERMINAL,
     Decision,
-    Solution,
     Subgame,
     Terminal,
     back_up_values,
     blend,
+    inner_solution,
     solve,
     with_resolve_gadget,
 )
@@ -554,11 +554,7 @@ def solve_river(
     remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - started))
     solution = solve(solved_game, iterations, time_budget_s=remaining)
     if safe:
-        # Breadth first, the gadget puts "enter" (the inner root) at 1 and "opt-out" at 2,
-        # then the inner nodes 1.. in their own order: map the solution back to the inner tree.
-        inner_average = np.ones((river.subgame.num_nodes, river.subgame.num_hands))
-        inner_average[1:] = solution.average[3 : 3 + river.subgame.num_nodes - 1]
-        solution = Solution(inner_average, solution.current, solution.iterations, solution.seconds)
+        solution = inner_solution(solution, river.subgame)
     slots = np.asarray(river.root_slots)
     strategy = np.zeros((NUM_COMBOS, num_slots))
     possible = river_matrices(tuple(state.board))[0]

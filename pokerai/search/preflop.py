@@ -54,7 +54,7 @@ from pokerai.search.hunl import (
     menu_children,
     public_beliefs,
 )
-from pokerai.search.subgame import Decision, Solution, Subgame, Terminal, solve, with_resolve_gadget
+from pokerai.search.subgame import Decision, Subgame, Terminal, inner_solution, solve, with_resolve_gadget
 
 FOLD_MATRIX, EQUITY_MATRIX = 0, 1
 """Indices of the preflop subgame's two payoff matrices: valid pairs (folds) and all-in equity."""
@@ -249,10 +249,7 @@ def solve_preflop(
     remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - started))
     solution = solve(solved_game, iterations, time_budget_s=remaining)
     if safe:
-        # As in solve_river: the gadget's "enter" and "opt-out" come first, then the inner tree.
-        inner_average = np.ones((preflop.subgame.num_nodes, preflop.subgame.num_hands))
-        inner_average[1:] = solution.average[3 : 3 + preflop.subgame.num_nodes - 1]
-        solution = Solution(inner_average, solution.current, solution.iterations, solution.seconds)
+        solution = inner_solution(solution, preflop.subgame)
     strategy = np.zeros((NUM_COMBOS, num_slots))
     inside = np.flatnonzero(beliefs[searcher, preflop.hands] > 0)
     strategy[np.ix_(preflop.hands[inside], np.asarray(preflop.root_slots))] = solution.strategy(

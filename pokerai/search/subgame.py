@@ -503,6 +503,19 @@ def with_resolve_gadget(
     return Subgame.from_nested(gadget, matrices, reach)
 
 
+def inner_solution(solution: Solution, inner: Subgame) -> Solution:
+    """A solution of :func:`with_resolve_gadget` of ``inner`` with its average in ``inner``'s layout.
+
+    Breadth first, the gadget puts "enter" (the inner root) at node 1 and
+    "opt-out" at node 2, then the inner tree's other nodes in their own order.
+    The returned :attr:`Solution.average` has ``inner``'s rows (its root row is
+    1); ``current`` stays in the gadget's layout.
+    """
+    average = np.ones((inner.num_nodes, inner.num_hands))
+    average[1:] = solution.average[3 : 3 + inner.num_nodes - 1]
+    return Solution(average, solution.current, solution.iterations, solution.seconds)
+
+
 def blend(
     blueprint: npt.NDArray[np.float64], local: npt.NDArray[np.float64], iterations: int, full_iterations: int
 ) -> npt.NDArray[np.float64]:
@@ -530,6 +543,7 @@ __all__ = [
     "back_up_values",
     "blend",
     "counterfactual_values",
+    "inner_solution",
     "opt_out_matrix",
     "solve",
     "with_resolve_gadget",

@@ -81,6 +81,7 @@ from pokerai.search.subgame import (
     Subgame,
     Terminal,
     counterfactual_values,
+    inner_solution,
     solve,
     with_resolve_gadget,
 )
@@ -559,12 +560,7 @@ def solve_turn(
             valid=VALID_MATRIX,
             uniform_weight=0.5,
         )
-        solution: Solution = solve(gadget, iterations, time_budget_s=time_budget_s)
-        # Breadth first, the gadget puts "enter" (the inner root) at 1 and "opt-out" at 2, then
-        # the inner tree's other nodes in their own order.
-        inner = np.ones((subgame.num_nodes, subgame.num_hands))
-        inner[1:] = solution.average[3 : 3 + subgame.num_nodes - 1]
-        solution = Solution(inner, solution.current, solution.iterations, solution.seconds)
+        solution: Solution = inner_solution(solve(gadget, iterations, time_budget_s=time_budget_s), subgame)
     else:
         solution = solve(subgame, iterations, time_budget_s=time_budget_s)
     slots = np.asarray(turn.root_slots)

@@ -67,7 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "hunl_tiny.yaml")
+    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "hunl_tiny_v1.yaml")
     parser.add_argument("--run-dir", type=Path, default=Path("/tmp/pokerai_bench_checkpoint"))
     args = parser.parse_args()
 

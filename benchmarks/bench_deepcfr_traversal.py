@@ -3,7 +3,8 @@
     python benchmarks/bench_deepcfr_traversal.py                      # about 2 minutes
     python benchmarks/bench_deepcfr_traversal.py --encoding cards     # the 373 card features only
 
-* **Traversals**: external-sampling traversals of the ``configs/hunl_tiny.yaml`` game with
+* **Traversals**: external-sampling traversals of the ``configs/hunl_tiny_v1.yaml`` game (the
+  first blueprint's, on which ``docs/BENCHMARKS.md``'s figures were measured) with
   its advantage networks (untrained weights, but marked trained so that every decision
   asks its network). ``concurrent=1, batch=False`` is one network call per node, one
   traversal at a time; ``concurrent=512`` runs 512 traversals at once, each split into
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def trainer_for(hidden: list[int], encoding: str | None = None) -> DeepCFRTrainer:
-    base = config_to_dict(load_deepcfr_config(ROOT / "configs" / "hunl_tiny.yaml"))
+    base = config_to_dict(load_deepcfr_config(ROOT / "configs" / "hunl_tiny_v1.yaml"))
     changes: dict[str, Any] = {"network": {**base["network"], "hidden_sizes": hidden}}
     if encoding is not None:
         changes["encoding"] = encoding

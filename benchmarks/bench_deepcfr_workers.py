@@ -78,7 +78,7 @@ def learner_steps(trainer: DeepCFRTrainer, device: str, mixed: bool, steps: int)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default=str(ROOT / "configs" / "hunl_tiny.yaml"))
+    parser.add_argument("--config", default=str(ROOT / "configs" / "hunl_tiny_v1.yaml"))
     parser.add_argument("--traversals", type=int, default=500, help="per player and phase")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)

@@ -5,7 +5,7 @@ The spots: the button's first decision, the big blind facing a pot-size open
 from scratch (no cache) with the given budget; the table gives the seconds,
 the CFR+ iterations the budget allowed, and the tree's nodes and hands.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_preflop_search.py --blueprint checkpoints/hunl_tiny
+    OMP_NUM_THREADS=1 python benchmarks/bench_preflop_search.py --blueprint checkpoints/hunl_tiny_v1
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ SPOTS = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
+    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny_v1")
     parser.add_argument("--threshold", type=float, default=0.3)
     parser.add_argument("--budgets-ms", default="1000,5000", help="comma-separated solve budgets")
     parser.add_argument("--max-raises", type=int, default=2)

@@ -85,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
+    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny_v1")
     parser.add_argument("--decisions", type=int, default=40)
     parser.add_argument("--budgets", default="75,300,1000", help="search time budgets in ms, comma-separated")
     parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS)

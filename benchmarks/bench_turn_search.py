@@ -38,7 +38,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
+    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny_v1")
     parser.add_argument("--decisions", type=int, default=30)
     parser.add_argument("--turn-budgets", default="1000", help="turn solve budgets in ms, comma-separated")
     parser.add_argument("--threshold", type=float, default=0.3)

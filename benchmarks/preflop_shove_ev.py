@@ -14,7 +14,7 @@ folds or limps while a shove would win many big blinds shows that its button
 and big blind are far from best responses to each other. The table also gives the
 button's probability of each action at the first decision.
 
-    OMP_NUM_THREADS=1 python benchmarks/preflop_shove_ev.py checkpoints/hunl_tiny KsQd 8s8d Js7s 7c2d
+    OMP_NUM_THREADS=1 python benchmarks/preflop_shove_ev.py checkpoints/hunl_tiny_v1 KsQd 8s8d Js7s 7c2d
 
 ``--threshold T`` thresholds the policy first, as ``blueprint:PATH?threshold=T`` plays it.
 """

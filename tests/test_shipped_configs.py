@@ -8,7 +8,7 @@ import pytest
 
 from pokerai.abstraction.buckets import load_abstraction_config
 from pokerai.deepcfr.export import Blueprint
-from pokerai.deepcfr.trainer import load_deepcfr_config
+from pokerai.deepcfr.trainer import load_deepcfr_config, replace
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -27,3 +27,11 @@ def test_the_shipped_blueprint_loads_and_matches_its_config() -> None:
     blueprint = Blueprint.load(ROOT / "checkpoints" / "hunl_tiny")
     assert blueprint.config == load_deepcfr_config(ROOT / "configs" / "hunl_tiny.yaml")
     assert (ROOT / "checkpoints" / "hunl_tiny" / "policy.pt").stat().st_size < 5_000_000
+
+
+def test_the_first_blueprint_loads_and_matches_its_config() -> None:
+    """checkpoints/hunl_tiny_v1 (the search figures' blueprint) was trained under the name hunl_tiny."""
+    blueprint = Blueprint.load(ROOT / "checkpoints" / "hunl_tiny_v1")
+    config = load_deepcfr_config(ROOT / "configs" / "hunl_tiny_v1.yaml")
+    assert config.name == "hunl_tiny_v1"
+    assert blueprint.config == replace(config, name="hunl_tiny")

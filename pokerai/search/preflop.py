@@ -1,9 +1,9 @@
 """Preflop search: re-solve the preflop betting over both players' ranges, leaves valued by equity.
 
 A short Deep CFR run's preflop is far from an equilibrium (``docs/RESULTS.md``:
-the shipped blueprint limps hands that would win tens of big blinds by shoving
-into its own big blind, and shoves medium hands that ``heuristic`` calls only
-with better). :func:`solve_preflop` re-solves the rest of the preflop betting at
+the first blueprint, ``checkpoints/hunl_tiny_v1``, limps hands that would win tens
+of big blinds by shoving into its own big blind, and shoves medium hands that
+``heuristic`` calls only with better). :func:`solve_preflop` re-solves the rest of the preflop betting at
 a preflop decision:
 
 1. beliefs from the blueprint along the history (:func:`~pokerai.search.hunl.public_beliefs`;

@@ -8,7 +8,7 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, ActionKind, HUNLState
 
-CHECKPOINT = Path(__file__).resolve().parents[2] / "checkpoints" / "hunl_tiny"
+CHECKPOINT = Path(__file__).resolve().parents[2] / "checkpoints" / "hunl_tiny_v1"
 DECK = parse_cards("AhKd 7c7d Qs9h2c 5d 3s")
 """Player 0's hole cards, player 1's, then the board."""
 

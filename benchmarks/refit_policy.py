@@ -15,8 +15,9 @@ reservoirs, each row keeping its iteration weight. The rows are gathered
 even at the run's own step count the result is not the run's own fit.
 ``--seed`` re-seeds the networks' initialisation and the batches; without it
 the generators saved in the (first) run's checkpoint are used, as they were
-after its last fit. The exported blueprint carries the first run's config and
-iteration. A checkpoint holds the reservoirs (hundreds of MB for
+after its last fit. The exported blueprint carries the first run's config (with
+``policy.steps`` set to ``--steps``) and iteration. Runs need not be finished;
+each one's iteration is printed. A checkpoint holds the reservoirs (hundreds of MB for
 ``hunl_tiny.yaml``), so each run folder must still have its ``checkpoint.pt``.
 """
 
@@ -75,10 +76,14 @@ def main() -> None:
     games = set()
     for run in args.runs:
         if not (Path(run) / CHECKPOINT_NAME).is_file():
-            raise SystemExit(f"{run!r} has no {CHECKPOINT_NAME} (a finished run folder keeps it)")
-        games.add(make_game(load_deepcfr_config(Path(run) / "config.yaml")).name)
+            raise SystemExit(f"{run!r} has no {CHECKPOINT_NAME} (every run folder keeps its last one)")
+        try:
+            config = load_deepcfr_config(Path(run) / "config.yaml")
+        except ConfigError as error:
+            raise SystemExit(f"{run!r}: {error}") from None
+        games.add((make_game(config).name, config.encoding))
     if len(games) != 1:
-        raise SystemExit(f"the runs must share one game, got {sorted(games)}")
+        raise SystemExit(f"the runs must share one game and encoding, got {sorted(games)}")
     try:
         trainers = [DeepCFRTrainer.resume(run) for run in args.runs]
     except (CheckpointError, ConfigError) as error:
@@ -86,6 +91,8 @@ def main() -> None:
     base = trainers[0]
     for player in (0, 1):  # also with one run: its rows, ordered by iteration
         base.strategy_buffers[player] = merged_buffer(trainers, player, seed=12345 + player)
+    for run, trainer in zip(args.runs, trainers, strict=True):
+        print(f"{run}: iteration {trainer.iteration} of {trainer.config.iterations}")
     for player in (0, 1):
         print(f"player {player}: {len(base.strategy_buffers[player]):,} strategy rows", flush=True)
     base.config = dataclasses.replace(

@@ -23,6 +23,10 @@ and answers the way the blueprint's learning game
    actions; the agent samples a slot from the policy (or takes the most likely
    one with ``sample=False``) and returns its action.
 
+All-ins off the menu. With ``allin="solve"``, an opponent's all-in that the
+menu does not have is answered by a small solved game instead
+(:mod:`pokerai.search.allin`): the network never met such a state in training.
+
 Other games than the blueprint's. The agent plays any blinds and stacks: chip
 amounts in the record are rescaled by the ratio of the big blinds, so a
 blueprint trained at 50/100 reads a 1/2 game in big blinds. Opponent bets off
@@ -35,19 +39,26 @@ it still plays, but its features are then off its training distribution.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.abstraction.bets import slot_actions
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, slot_actions
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.baselines import is_same_action
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.state import Action, HUNLState
 from pokerai.games.hunl import HUNLGame
-from pokerai.search.hunl import state_record
+from pokerai.search.allin import CALL, FOLD, AllinSolution, before_last_action, is_offtree_allin, solve_allin
+from pokerai.search.hunl import combo_index, state_record
+
+ALLIN_ANSWERS = ("policy", "solve")
+"""How the agent answers an all-in its menu does not have: the policy network, or a solved all-in game."""
+ALLIN_CACHE_SIZE = 8
+"""Public states whose all-in solutions are kept."""
 
 BUTTON_SEAT, BIG_BLIND_SEAT = 0, 1
 """Seats of the blueprint's learning game."""
@@ -94,6 +105,13 @@ def replay_observation(observation: Observation) -> HUNLState:
     return state
 
 
+def facing_offtree_allin(state: HUNLState, bets: BetAbstraction) -> bool:
+    """Whether the last action at ``state`` is the opponent's all-in, which the menu ``bets`` lacks."""
+    if not state.history or state.to_act is None or state.history[-1].player == state.to_act:
+        return False
+    return is_offtree_allin(before_last_action(state), state.history[-1], bets)
+
+
 def observation_record(
     observation: Observation, state: HUNLState, chip_scale: float = 1.0
 ) -> tuple[Any, ...]:
@@ -121,11 +139,19 @@ class BlueprintAgent(Agent):
     avoid, and thresholding removes that noise. The probabilities
     :meth:`decision` reports are the thresholded ones, the ones :meth:`act`
     plays.
+
+    ``allin`` says how the agent answers an opponent's all-in that its menu does
+    not have (larger than the menu's largest raise there, or past the street's
+    ``max_raises``): ``"policy"`` (the default) asks the network, which never met
+    that state in training; ``"solve"`` plays the solved call-or-fold game of
+    :mod:`pokerai.search.allin` (not thresholded), cached by public state.
     """
 
     name = "blueprint"
 
-    def __init__(self, blueprint: Blueprint, *, sample: bool = True, threshold: float = 0.0) -> None:
+    def __init__(
+        self, blueprint: Blueprint, *, sample: bool = True, threshold: float = 0.0, allin: str = "policy"
+    ) -> None:
         if not isinstance(blueprint, Blueprint):
             raise ValueError(f"BlueprintAgent needs a Blueprint, not {blueprint!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
@@ -135,15 +161,28 @@ class BlueprintAgent(Agent):
                 f"blueprint of {getattr(blueprint.game, 'name', blueprint.game)!r} is not a hold'em "
                 "blueprint; BlueprintAgent plays only HUNL ones"
             )
+        if allin not in ALLIN_ANSWERS:
+            raise ValueError(f"allin {allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
         self.blueprint = blueprint
         self.sample = sample
         self.threshold = float(threshold)
+        self.allin = allin
         self._game: HUNLGame = blueprint.game
+        self._allin_solutions: OrderedDict[tuple[Any, ...], AllinSolution] = OrderedDict()
+        self.allin_solves = 0
+        """All-in games solved so far (cache misses)."""
 
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
         """The policy's probabilities float64 ``[num_slots]`` (0 on illegal slots) and each slot's action."""
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)
+        if self.allin == "solve" and facing_offtree_allin(state, self._game.bets):
+            answer = self.allin_solution(observation, state).strategy[combo_index(*observation.hole_cards)]
+            probabilities = np.zeros(mask.size)
+            probabilities[FOLD_SLOT], probabilities[CHECK_CALL_SLOT] = answer[FOLD], answer[CALL]
+            if probabilities.sum() <= 0:  # cannot happen for a hand off the board; kept as a guard
+                probabilities[CHECK_CALL_SLOT] = 1.0
+            return probabilities / probabilities.sum(), actions
         chip_scale = self._game.config.big_blind / observation.config.big_blind
         records = np.empty(1, dtype=self.blueprint.encoder.record_dtype)
         records[0] = observation_record(observation, state, chip_scale)
@@ -158,6 +197,33 @@ class BlueprintAgent(Agent):
                 kept[int(np.argmax(probabilities))] = 1.0
             probabilities = kept / kept.sum()
         return probabilities, actions
+
+    def answers_offtree_allin(self, observation: Observation) -> bool:
+        """Whether :meth:`decision` answers ``observation`` with a solved all-in game (``allin="solve"``
+        and the opponent's last action an all-in off the menu)."""
+        return self.allin == "solve" and facing_offtree_allin(
+            replay_observation(observation), self._game.bets
+        )
+
+    def allin_solution(self, observation: Observation, state: HUNLState) -> AllinSolution:
+        """The solved answer to the off-menu all-in at ``observation`` (cached on the public state)."""
+        key = (
+            observation.config,
+            observation.button,
+            observation.player,
+            observation.board,
+            observation.history,
+        )
+        solution = self._allin_solutions.get(key)
+        if solution is not None:
+            self._allin_solutions.move_to_end(key)
+            return solution
+        solution = solve_allin(self.blueprint, state, threshold=self.threshold)
+        self.allin_solves += 1
+        self._allin_solutions[key] = solution
+        if len(self._allin_solutions) > ALLIN_CACHE_SIZE:
+            self._allin_solutions.popitem(last=False)
+        return solution
 
     def _choose(self, probabilities: npt.NDArray[np.float64], rng: np.random.Generator | None) -> int:
         if not self.sample or rng is None:
@@ -188,17 +254,21 @@ class BlueprintAgent(Agent):
         )
 
 
-def load_blueprint_agent(path: str, *, sample: bool = True, threshold: float = 0.0) -> BlueprintAgent:
+def load_blueprint_agent(
+    path: str, *, sample: bool = True, threshold: float = 0.0, allin: str = "policy"
+) -> BlueprintAgent:
     """A :class:`BlueprintAgent` for the blueprint folder (or ``policy.pt``) at ``path``.
 
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the path.
     """
-    return BlueprintAgent(Blueprint.load(path), sample=sample, threshold=threshold)
+    return BlueprintAgent(Blueprint.load(path), sample=sample, threshold=threshold, allin=allin)
 
 
 __all__ = [
+    "ALLIN_ANSWERS",
     "BlueprintAgent",
     "blueprint_seat",
+    "facing_offtree_allin",
     "load_blueprint_agent",
     "observation_record",
     "replay_observation",

@@ -23,7 +23,9 @@ inside it and ``turn_leaves="blueprint"`` keeps only the blueprint
 continuation. With ``preflop`` each preflop decision is re-solved to the end of
 the preflop betting (:func:`pokerai.search.preflop.solve_preflop`: all-in
 equity at called all-ins, equity on the pot where a flop is to come), within
-``preflop_budget_ms`` and ``preflop_max_raises``. ``safe`` applies to every
+``preflop_budget_ms`` and ``preflop_max_raises``. ``allin="solve"`` answers an
+all-in off the menu as the blueprint agent does (:mod:`pokerai.search.allin`),
+on every street. ``safe`` applies to every
 searched street. ``threshold`` and ``sample``
 mean what they mean for the blueprint agent: the blueprint's probabilities
 (in the beliefs and in the blend) are thresholded, and the agent samples from
@@ -97,7 +99,7 @@ class SearchAgent(BlueprintAgent):
     ``max_raises``), ``turn_leaves`` (one of :data:`TURN_LEAVES`) and
     ``river_cards`` (at least 5, or None for all 48). ``preflop`` also searches
     preflop decisions, with ``preflop_budget_ms`` (positive or None) and
-    ``preflop_max_raises`` (as ``max_raises``).
+    ``preflop_max_raises`` (as ``max_raises``). ``allin`` is the blueprint agent's.
     """
 
     name = "search"
@@ -121,8 +123,9 @@ class SearchAgent(BlueprintAgent):
         preflop: bool = False,
         preflop_budget_ms: float | None = DEFAULT_PREFLOP_BUDGET_MS,
         preflop_max_raises: int | None = DEFAULT_PREFLOP_MAX_RAISES,
+        allin: str = "policy",
     ) -> None:
-        super().__init__(blueprint, sample=sample, threshold=threshold)
+        super().__init__(blueprint, sample=sample, threshold=threshold, allin=allin)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
             raise ValueError(f"iterations {iterations!r} is not a non-negative whole number")
         if budget_ms is not None and (
@@ -274,10 +277,12 @@ class SearchAgent(BlueprintAgent):
         """The probabilities float64 ``[num_slots]`` it plays (0 on illegal slots) and each slot's action.
 
         The blueprint's before the river, except on searched streets (preflop with ``preflop``, the
-        turn with ``turn``); on the river the searched ones (module docstring).
+        turn with ``turn``); on the river the searched ones (module docstring). With
+        ``allin="solve"`` an all-in off the menu is answered by its solved all-in game on every
+        street, not by the street's search.
         """
         probabilities, actions = super().decision(observation)
-        if self.iterations == 0:
+        if self.iterations == 0 or self.answers_offtree_allin(observation):
             return probabilities, actions
         if observation.street == Street.PREFLOP and self.preflop:
             preflop = self.preflop_solution(observation)

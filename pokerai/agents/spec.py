@@ -6,10 +6,12 @@ that loads a file: ``blueprint:PATH`` plays an exported Deep CFR blueprint
 ``policy.pt``), with options after a ``?``: ``blueprint:PATH?threshold=0.3``
 drops actions the policy plays with probability below 0.3 and
 ``blueprint:PATH?purify=1`` always plays the most likely action
-(:class:`~pokerai.agents.blueprint.BlueprintAgent`). ``search:PATH`` plays the
+(:class:`~pokerai.agents.blueprint.BlueprintAgent`); ``allin=solve`` answers
+an all-in the menu does not have with a solved call-or-fold game
+(:mod:`pokerai.search.allin`; default ``policy``: the network). ``search:PATH`` plays the
 same blueprint with real-time search on the river
 (:class:`~pokerai.agents.search.SearchAgent`), with the options
-``threshold`` and ``purify`` as for ``blueprint:`` and ``iterations=N``
+``threshold``, ``purify`` and ``allin`` as for ``blueprint:`` and ``iterations=N``
 (the most CFR+ iterations of a river solve, default 1000), ``budget_ms=M``
 (milliseconds a solve may take, default 65; ``none`` for no limit),
 ``full_iterations=F`` (iterations at which the solve's strategy fully
@@ -57,17 +59,21 @@ AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 
 
 def _blueprint(path: str) -> Agent:
-    from pokerai.agents.blueprint import load_blueprint_agent
+    from pokerai.agents.blueprint import ALLIN_ANSWERS, load_blueprint_agent
 
-    path, options = _options(path, {"threshold", "purify"})
+    path, options = _options(path, {"threshold", "purify", "allin"})
     threshold = _number(options.get("threshold", "0"), "threshold")
     purify = options.get("purify", "0")
     if purify not in ("0", "1"):
         raise ValueError(f"purify={purify!r} is not 0 or 1")
-    return load_blueprint_agent(path, sample=purify == "0", threshold=threshold)
+    allin = options.get("allin", "policy")
+    if allin not in ALLIN_ANSWERS:
+        raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
+    return load_blueprint_agent(path, sample=purify == "0", threshold=threshold, allin=allin)
 
 
 def _search(path: str) -> Agent:
+    from pokerai.agents.blueprint import ALLIN_ANSWERS
     from pokerai.agents.search import (
         DEFAULT_BUDGET_MS,
         DEFAULT_FULL_ITERATIONS,
@@ -86,7 +92,7 @@ def _search(path: str) -> Agent:
         {
             "threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe",
             "turn", "turn_budget_ms", "turn_max_raises", "turn_leaves", "river_cards",
-            "preflop", "preflop_budget_ms", "preflop_max_raises",
+            "preflop", "preflop_budget_ms", "preflop_max_raises", "allin",
         },
     )  # fmt: skip
     threshold = _number(options.get("threshold", "0"), "threshold")
@@ -130,6 +136,9 @@ def _search(path: str) -> Agent:
     )
     cards = options.get("river_cards", str(DEFAULT_RIVER_CARDS))
     river_cards = None if cards == "all" else _whole_number(cards, "river_cards")
+    allin = options.get("allin", "policy")
+    if allin not in ALLIN_ANSWERS:
+        raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
     return load_search_agent(
         path,
         sample=purify == "0",
@@ -147,6 +156,7 @@ def _search(path: str) -> Agent:
         preflop=preflop == "1",
         preflop_budget_ms=preflop_budget_ms,
         preflop_max_raises=preflop_max_raises,
+        allin=allin,
     )
 
 

@@ -52,9 +52,10 @@ SMALL_BLIND, BIG_BLIND = 50, 100
 DEFAULT_STACK_BB = 200.0
 DEFAULT_BLUEPRINT = Path("checkpoints") / "hunl_tiny"
 """The shipped blueprint, relative to the repository root (or the working directory)."""
-DEFAULT_OPTIONS = "?threshold=0.3"
+DEFAULT_OPTIONS = "?threshold=0.3&allin=solve"
 """How the shipped blueprint plays by default: actions below 30% probability dropped, which
-measurably strengthens the short run's policy (docs/RESULTS.md)."""
+measurably strengthens the short run's policy, and all-ins larger than its menu answered by a
+solved call-or-fold game instead of the network (docs/RESULTS.md)."""
 HUMAN, BOT = 0, 1
 """Player indices of the user and the bot in every hand."""
 LOG_NAMES = ("you", "bot")

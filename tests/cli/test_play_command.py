@@ -130,7 +130,7 @@ def test_missing_blueprint_suggests_another_opponent(tmp_path: Path) -> None:
     (tmp_path / "bp" / "policy.pt").write_bytes(b"")
     assert (
         default_opponent_spec([tmp_path / "nowhere", tmp_path / "bp"])
-        == f"blueprint:{tmp_path / 'bp'}?threshold=0.3"
+        == f"blueprint:{tmp_path / 'bp'}?threshold=0.3&allin=solve"
     )
 
 

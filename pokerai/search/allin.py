@@ -1,0 +1,270 @@
+"""The answer to an all-in the blueprint's menu does not have: a small call-or-fold game solved at the table.
+
+A blueprint trained on a capped menu (``all_in_max_pots``, ``max_raises``) never
+meets an all-in larger than the menu allows, so its policy network, asked to
+answer one, reads features it never saw in training. Against an opponent that
+shoves many pots into a small pot only with strong hands, that answer was the
+largest part of the shipped blueprint's loss (``docs/RESULTS.md``). The
+all-in ends the betting, so its answer is a small game that can be solved
+exactly at the table, as Libratus re-solved its answers to actions off its
+abstraction (Brown & Sandholm, Science 2018), over both players' ranges:
+
+1. **Ranges** (:func:`~pokerai.search.hunl.public_beliefs`): both players'
+   beliefs at the state *before* the all-in, from the blueprint along the
+   history. The all-in itself is not in the blueprint, so it says nothing about
+   the shover's hand by itself; the solve decides which hands shove.
+2. **The game** (:func:`build_allin_subgame`). At the shover's decision the
+   shover chooses, per hand, between the all-in and its alternatives: check,
+   or fold and call when it faced a bet. An alternative ends in a leaf worth
+   the shover's equity on the pot as it stands after it (the preflop search's
+   blueprint-free leaf, :mod:`pokerai.search.preflop`: betting on later streets
+   is not modelled). After the all-in the searcher folds or calls; a call pays
+   each pair of hands its all-in equity (river: the showdown).
+3. **Equity matrices** (:func:`allin_matrices`) over the hands that hold no
+   board card: preflop, the 1,326 hands' equities over seeded sampled boards
+   (:func:`~pokerai.search.preflop.preflop_equity_matrix`); flop, the mean
+   over :data:`FLOP_RUNOUTS` turn and river cards drawn with a seed from the
+   board; turn, all 44 rivers each pair can meet; river, the showdown.
+4. **Solve**: CFR+ (:func:`~pokerai.search.subgame.solve`). The searcher plays
+   the solved strategy at the all-in for its hand; a hand outside the
+   searcher's range gets the strategy of the last iteration, which answers
+   the solved shoving range by its regrets.
+
+In this game the shover shoves its strongest hands and, for a large all-in,
+a few of its weakest, and the searcher calls with about as much of its range
+as keeps those bluffs from paying: facing an all-in of ``x`` pots it folds
+most of its range, calls with its best hands and does not pay off an
+opponent who shoves only strong hands more than the game requires.
+
+All values are engine player 0's whole-hand chip results (the convention of
+:mod:`pokerai.search.subgame`). The solve depends only on the public state.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
+from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.evaluator import rank_hands
+from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.search.hunl import (
+    ALL_COMBOS,
+    CARD_IN_COMBO,
+    NUM_COMBOS,
+    combos_holding,
+    public_beliefs,
+    river_matrices,
+)
+from pokerai.search.preflop import _pair_scores, preflop_equity_matrix
+from pokerai.search.subgame import Decision, Subgame, Terminal, solve
+from pokerai.search.turn import turn_matrices
+
+VALID_MATRIX, EQUITY_MATRIX = 0, 1
+"""Indices of the two matrices of an all-in game: pairs that can meet (folds), and the all-in equity."""
+FLOP_RUNOUTS = 300
+"""Turn and river cards sampled for a flop's equity matrix (each pair meets about 250 of them)."""
+DEFAULT_ITERATIONS = 200
+"""CFR+ iterations of an all-in solve."""
+FOLD, CALL = 0, 1
+"""The searcher's two answers to an all-in, in the order of :attr:`AllinSolution.strategy`'s columns."""
+
+
+def is_offtree_allin(state: HUNLState, action: Action, abstraction: BetAbstraction) -> bool:
+    """Whether ``action`` at ``state`` (before it) is an all-in raise to an amount no menu slot has there.
+
+    That is an all-in larger than the largest raise the menu allows at ``state``,
+    or one past the street's ``max_raises`` (where the menu has no raise at all).
+    """
+    if action.kind is not ActionKind.RAISE or state.to_act != action.player:
+        return False
+    if action.amount != state.max_raise_to:
+        return False
+    legal, amounts = legal_slot_amounts(state, abstraction)
+    return all(amounts[slot] != action.amount for slot in legal if slot not in (FOLD_SLOT, CHECK_CALL_SLOT))
+
+
+def _flop_runouts(board: tuple[int, ...]) -> npt.NDArray[np.int64]:
+    """:data:`FLOP_RUNOUTS` distinct (turn, river) pairs off ``board``, drawn with a seed from the board."""
+    remaining = np.array([card for card in range(NUM_CARDS) if card not in board], dtype=np.int64)
+    first, second = np.triu_indices(remaining.size, k=1)
+    digest = hashlib.sha256(f"flop runouts {sorted(board)}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    chosen = np.sort(rng.choice(first.size, size=min(FLOP_RUNOUTS, first.size), replace=False))
+    return np.stack([remaining[first[chosen]], remaining[second[chosen]]], axis=1)
+
+
+@functools.lru_cache(maxsize=4)
+def allin_matrices(
+    board: tuple[int, ...],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The hands of an all-in game on ``board`` (0, 3, 4 or 5 cards) and its two matrices.
+
+    Returns ``hands`` int64 ``[H]`` (indices into
+    :data:`~pokerai.search.hunl.ALL_COMBOS` of the combinations that hold no
+    board card, ascending), the valid-pair matrix ``[H, H]`` and the equity
+    matrix ``[H, H]``: ``2·equity − 1`` of hand ``i`` against hand ``j`` once
+    all the cards are out (ties count half; 0 on invalid pairs), the share of
+    each player's stake ``i`` wins from ``j``. Cached for the last few boards
+    (read-only arrays).
+    """
+    if len(board) not in (0, 3, 4, 5) or len(set(board)) != len(board):
+        raise ValueError(f"a board is 0, 3, 4 or 5 distinct cards, got {list(board)}")
+    if not all(isinstance(card, int) and 0 <= card < NUM_CARDS for card in board):
+        raise ValueError(f"board cards {list(board)} are not card ids 0..{NUM_CARDS - 1}")
+    if len(board) == 0:
+        valid, payoff = preflop_equity_matrix()
+        return np.arange(NUM_COMBOS, dtype=np.int64), valid, payoff
+    if len(board) == 4:
+        hands, valid, equity, _ = turn_matrices(board)
+        return hands, valid, equity
+    if len(board) == 5:
+        return river_matrices(board)
+    hands = np.flatnonzero(~combos_holding(board)).astype(np.int64)
+    cards = ALL_COMBOS[hands].astype(np.int64)
+    runouts = _flop_runouts(board)
+    ranks = np.full((len(runouts), len(hands)), -1, dtype=np.int32)
+    for index, runout in enumerate(runouts):
+        live = ~(CARD_IN_COMBO[runout][:, hands].any(axis=0))
+        seven = np.concatenate(
+            [cards[live], np.broadcast_to(np.array([*board, *runout], dtype=np.int64), (int(live.sum()), 5))],
+            axis=1,
+        )
+        ranks[index, live] = rank_hands(seven, validate=False)
+    wins, counts = _pair_scores(ranks)
+    membership = CARD_IN_COMBO[:, hands].astype(np.float64)
+    valid = (membership.T @ membership == 0).astype(np.float64)
+    payoff = (2.0 * wins / np.maximum(counts, 1.0) - 1.0) * valid * (counts > 0)
+    payoff = 0.5 * (payoff - payoff.T)  # exactly antisymmetric; each side's estimate counts half
+    for array in (hands, valid, payoff):
+        array.flags.writeable = False
+    return hands, valid, payoff
+
+
+@dataclass(frozen=True)
+class AllinSubgame:
+    """An all-in game (module docstring): the subgame, its hands and the searcher's decision node."""
+
+    subgame: Subgame
+    hands: npt.NDArray[np.int64]
+    answer_node: int
+    """The searcher's decision after the all-in (children: fold, call)."""
+    shover: int
+    """The engine player who went all-in."""
+
+
+def _leaf(state: HUNLState) -> Terminal:
+    """The terminal after ``state``'s last action: a fold's chip result, else equity on the chips in."""
+    if state.is_over and state.folded is not None:
+        return Terminal(VALID_MATRIX, float(state.returns()[0]))
+    return Terminal(EQUITY_MATRIX, float(min(state.committed)))
+
+
+def build_allin_subgame(before: HUNLState, allin: Action, beliefs: npt.ArrayLike) -> AllinSubgame:
+    """The all-in game at ``before`` (the shover to act) for the all-in ``allin``; ``beliefs`` ``[2, 1326]``.
+
+    The shover's alternatives are every legal action but raising: fold (when
+    facing a bet) and check or call, each a leaf (:func:`_leaf`).
+    """
+    shover = before.to_act
+    if shover is None or allin.player != shover or allin.kind is not ActionKind.RAISE:
+        raise ValueError(f"{allin} is not a raise of the player to act at {before!r}")
+    if allin.amount != before.max_raise_to:
+        raise ValueError(f"{allin} is not an all-in: the most it can raise to is {before.max_raise_to}")
+    reach = np.asarray(beliefs, dtype=np.float64)
+    if reach.shape != (2, NUM_COMBOS):
+        raise ValueError(f"beliefs must have shape [2, {NUM_COMBOS}], got {list(reach.shape)}")
+    hands, valid, payoff = allin_matrices(tuple(before.board))
+    inside = np.flatnonzero((reach[0, hands] > 0) | (reach[1, hands] > 0))
+    if inside.size < hands.size:  # only the hands either player may hold: each iteration costs H²
+        hands, valid, payoff = hands[inside], valid[np.ix_(inside, inside)], payoff[np.ix_(inside, inside)]
+    alternatives: list[tuple[object, Decision | Terminal]] = []
+    if before.call_amount > 0:
+        alternatives.append(("fold", _leaf(before.after(ActionKind.FOLD))))
+    alternatives.append(("check/call", _leaf(before.after(ActionKind.CALL))))
+    facing = before.after(ActionKind.RAISE, allin.amount)
+    answer = Decision(
+        1 - shover,
+        [("fold", _leaf(facing.after(ActionKind.FOLD))), ("call", _leaf(facing.after(ActionKind.CALL)))],
+    )
+    root = Decision(shover, [*alternatives, ("all-in", answer)])
+    subgame = Subgame.from_nested(root, [valid, payoff], reach[:, hands])
+    # Breadth first: the root, its children in order; the all-in's answer is the root's last child.
+    return AllinSubgame(subgame=subgame, hands=hands, answer_node=len(alternatives) + 1, shover=shover)
+
+
+@dataclass(frozen=True)
+class AllinSolution:
+    """The solved answer to an all-in: ``strategy`` float64 ``[1326, 2]`` (fold, call) for every hand
+    (rows of hands that hold a board card are 0), the shover's ``shove`` probability per hand
+    ``[1326]``, CFR+ ``iterations`` and wall-clock ``seconds``."""
+
+    strategy: npt.NDArray[np.float64]
+    shove: npt.NDArray[np.float64]
+    iterations: int
+    seconds: float
+
+
+def before_last_action(state: HUNLState) -> HUNLState:
+    """The state ``state`` was one action earlier: its history but the last replayed on its deal."""
+    if not state.history:
+        raise ValueError("the hand has no action yet, so there is no state before the last one")
+    before = HUNLState.new(state.config, state.button, deck=state.deal)
+    before.hole_cards_known = state.hole_cards_known
+    for action in state.history[:-1]:
+        before.apply(action)
+    return before
+
+
+def solve_allin(
+    blueprint: Blueprint,
+    state: HUNLState,
+    *,
+    iterations: int = DEFAULT_ITERATIONS,
+    time_budget_s: float | None = None,
+    threshold: float = 0.0,
+) -> AllinSolution:
+    """Solve the answer to the all-in that is ``state``'s last action (the searcher to act at ``state``).
+
+    Beliefs are the blueprint's (thresholded at ``threshold``) up to the state
+    before the all-in. Depends only on the public part of ``state``.
+    """
+    started = time.perf_counter()
+    if not state.history or state.to_act is None:
+        raise ValueError("an all-in answer needs a state whose last action was the opponent's all-in")
+    allin = state.history[-1]
+    before = before_last_action(state)
+    if allin.kind is not ActionKind.RAISE or allin.amount != before.max_raise_to:
+        raise ValueError(f"the last action {allin} is not an all-in")
+    beliefs = public_beliefs(blueprint, before, threshold=threshold)
+    game = build_allin_subgame(before, allin, beliefs)
+    solution = solve(game.subgame, iterations, time_budget_s=time_budget_s)
+    strategy = np.zeros((NUM_COMBOS, 2))
+    strategy[game.hands] = solution.strategy(game.subgame, game.answer_node)
+    shove = np.zeros(NUM_COMBOS)
+    shove[game.hands] = solution.strategy(game.subgame, 0)[:, -1]
+    return AllinSolution(strategy, shove, solution.iterations, time.perf_counter() - started)
+
+
+__all__ = [
+    "CALL",
+    "DEFAULT_ITERATIONS",
+    "EQUITY_MATRIX",
+    "FLOP_RUNOUTS",
+    "FOLD",
+    "VALID_MATRIX",
+    "AllinSolution",
+    "AllinSubgame",
+    "allin_matrices",
+    "before_last_action",
+    "build_allin_subgame",
+    "is_offtree_allin",
+    "solve_allin",
+]

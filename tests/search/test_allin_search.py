@@ -196,7 +196,8 @@ def test_the_agent_answers_an_offtree_allin_with_the_solve_and_nothing_else(capp
     assert actions[CHECK_CALL_SLOT] == Action(1, ActionKind.CALL, flop.call_amount)
     # An underpair folds to 79 pots; top set (the best hand on this flop) calls.
     assert probabilities[FOLD_SLOT] > 0.9
-    top_set = Observation.from_state(flop, hole_cards=tuple(parse_cards("QcQd")))
+    queen, other_queen = parse_cards("QcQd")
+    top_set = Observation.from_state(flop, hole_cards=(queen, other_queen))
     assert solving.decision(top_set)[0][CHECK_CALL_SLOT] > 0.9
     # One solve per public state: the same state again, or another hand there, is a cache hit.
     solving.decision(observation)

@@ -48,7 +48,7 @@ def main() -> None:
     blueprint = Blueprint.load(args.blueprint)
     print(f"blueprint {args.blueprint}, {DEFAULT_ITERATIONS} CFR+ iterations per solve, threshold 0.3\n")
     print(
-        "| spot | hands in the game | equity matrices, first time (s) | solve, median (s) "
+        "| spot | hands in the game (in either range) | equity matrices, first time (s) | solve, median (s) "
         "| shover's range that shoves | answerer's range that calls |"
     )
     print("|---|---:|---:|---:|---:|---:|")
@@ -72,7 +72,7 @@ def main() -> None:
         shoves = float(beliefs[shover] @ solution.shove)
         calls = float(beliefs[answerer] @ solution.strategy[:, 1])
         print(
-            f"| {name} | {inside} | {matrices:.2f} | {statistics.median(times):.2f} "
+            f"| {name} | {hands.size} ({inside}) | {matrices:.2f} | {statistics.median(times):.2f} "
             f"| {shoves:.1%} | {calls:.1%} |"
         )
 

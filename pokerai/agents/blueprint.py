@@ -178,11 +178,10 @@ class BlueprintAgent(Agent):
         mask, actions = slot_actions(state, self._game.bets)
         if self.allin == "solve" and facing_offtree_allin(state, self._game.bets):
             answer = self.allin_solution(observation, state).strategy[combo_index(*observation.hole_cards)]
-            probabilities = np.zeros(mask.size)
-            probabilities[FOLD_SLOT], probabilities[CHECK_CALL_SLOT] = answer[FOLD], answer[CALL]
-            if probabilities.sum() <= 0:  # cannot happen for a hand off the board; kept as a guard
-                probabilities[CHECK_CALL_SLOT] = 1.0
-            return probabilities / probabilities.sum(), actions
+            if answer.sum() > 0:  # every hand off the board has an answer; else the network's below
+                probabilities = np.zeros(mask.size)
+                probabilities[FOLD_SLOT], probabilities[CHECK_CALL_SLOT] = answer[FOLD], answer[CALL]
+                return probabilities / probabilities.sum(), actions
         chip_scale = self._game.config.big_blind / observation.config.big_blind
         records = np.empty(1, dtype=self.blueprint.encoder.record_dtype)
         records[0] = observation_record(observation, state, chip_scale)

@@ -25,10 +25,12 @@ abstraction (Brown & Sandholm, Science 2018), over both players' ranges:
    (:func:`~pokerai.search.preflop.preflop_equity_matrix`); flop, the mean
    over :data:`FLOP_RUNOUTS` turn and river cards drawn with a seed from the
    board; turn, all 44 rivers each pair can meet; river, the showdown.
-4. **Solve**: CFR+ (:func:`~pokerai.search.subgame.solve`). The searcher plays
-   the solved strategy at the all-in for its hand; a hand outside the
-   searcher's range gets the strategy of the last iteration, which answers
-   the solved shoving range by its regrets.
+4. **Solve**: CFR+ (:func:`~pokerai.search.subgame.solve`) over every hand that
+   holds no board card. The searcher plays the solved strategy at the all-in
+   for its hand; a hand outside the searcher's range (its earlier actions need
+   not be the blueprint's) never reaches the answer in the game, so it plays
+   the last iteration's regret matching, which answers the solved shoving
+   range by its regrets.
 
 In this game the shover shoves its strongest hands and, for a large all-in,
 a few of its weakest, and the searcher calls with about as much of its range
@@ -181,10 +183,9 @@ def build_allin_subgame(before: HUNLState, allin: Action, beliefs: npt.ArrayLike
     reach = np.asarray(beliefs, dtype=np.float64)
     if reach.shape != (2, NUM_COMBOS):
         raise ValueError(f"beliefs must have shape [2, {NUM_COMBOS}], got {list(reach.shape)}")
+    # Every hand off the board, those neither range holds included: the searcher's own hand may
+    # be one of them (its earlier actions need not be the blueprint's), and it needs an answer.
     hands, valid, payoff = allin_matrices(tuple(before.board))
-    inside = np.flatnonzero((reach[0, hands] > 0) | (reach[1, hands] > 0))
-    if inside.size < hands.size:  # only the hands either player may hold: each iteration costs H²
-        hands, valid, payoff = hands[inside], valid[np.ix_(inside, inside)], payoff[np.ix_(inside, inside)]
     alternatives: list[tuple[object, Decision | Terminal]] = []
     if before.call_amount > 0:
         alternatives.append(("fold", _leaf(before.after(ActionKind.FOLD))))

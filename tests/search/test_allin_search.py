@@ -119,6 +119,7 @@ def test_allin_game_pays_folds_in_chips_and_calls_by_equity(capped: Blueprint) -
     game = build_allin_subgame(bet, Action(1, ActionKind.RAISE, bet.max_raise_to or 0), beliefs)
     labels = [game.subgame.label[node] for node in game.subgame.children(0)]
     assert labels == ["fold", "check/call", "all-in"]
+    assert game.answer_node == game.subgame.children(0)[-1] and game.subgame.player[game.answer_node] == 0
     fold = game.subgame.children(0)[0]
     assert (game.subgame.matrix[fold], game.subgame.scale[fold]) == (VALID_MATRIX, 250.0)
     with pytest.raises(ValueError, match="not an all-in"):
@@ -194,7 +195,7 @@ def test_the_agent_answers_an_offtree_allin_with_the_solve_and_nothing_else(capp
     assert probabilities[CHECK_CALL_SLOT] == pytest.approx(expected[1] / expected.sum())
     assert probabilities.sum() == pytest.approx(1.0) and np.count_nonzero(probabilities[2:]) == 0
     assert actions[CHECK_CALL_SLOT] == Action(1, ActionKind.CALL, flop.call_amount)
-    # An underpair folds to 79 pots; top set (the best hand on this flop) calls.
+    # An underpair folds to about 40 pots; top set (the best hand on this flop) calls.
     assert probabilities[FOLD_SLOT] > 0.9
     queen, other_queen = parse_cards("QcQd")
     top_set = Observation.from_state(flop, hole_cards=(queen, other_queen))
@@ -229,3 +230,18 @@ def test_search_agent_answers_an_offtree_allin_with_the_solve_on_the_river(cappe
     assert np.array_equal(searching.decision(observation)[0], solved)
     assert searching.solves == 0 and searching.allin_solves == 1  # no river search was run
     assert make_agent(f"search:{CAPPED}?allin=solve").allin == "solve"  # type: ignore[attr-defined]
+
+
+def test_every_hand_off_the_board_gets_an_answer_on_the_turn(capped: Blueprint) -> None:
+    turn = hand(capped.game.config, [*FLOP_CHECKED_TO, (0, ActionKind.CHECK, 0), (1, ActionKind.CHECK, 0)])
+    assert len(turn.board) == 4 and turn.to_act == 0
+    beliefs = public_beliefs(capped, turn, threshold=0.3)
+    off_board = ~combos_holding(turn.board)
+    # Some hands are in neither thresholded range: the game still answers for them.
+    assert np.any(off_board & (beliefs[0] == 0) & (beliefs[1] == 0))
+    turn.apply(Action(0, ActionKind.RAISE, turn.max_raise_to or 0))
+    solution = solve_allin(capped, turn, threshold=0.3)
+    assert np.allclose(solution.strategy[off_board].sum(axis=1), 1.0)
+    assert not solution.strategy[~off_board].any()
+    # The shover shoves with part of its range.
+    assert float(beliefs[0] @ solution.shove) > 0

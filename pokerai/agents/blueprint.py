@@ -40,7 +40,8 @@ it still plays, but its features are then off its training distribution.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +63,37 @@ ALLIN_CACHE_SIZE = 8
 
 BUTTON_SEAT, BIG_BLIND_SEAT = 0, 1
 """Seats of the blueprint's learning game."""
+Solved = TypeVar("Solved")
+
+
+class SolutionCache(Generic[Solved]):
+    """The last ``size`` solutions by key (least recently used dropped first), for solves that depend
+    only on the public state."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[Hashable, Solved] = OrderedDict()
+
+    def get(self, key: Hashable, solve: Callable[[], Solved]) -> tuple[Solved, bool]:
+        """The solution under ``key``, from the cache or ``solve()``; and whether it was solved now."""
+        if key in self._entries:
+            self._entries.move_to_end(key)
+            return self._entries[key], False
+        solution = self._entries[key] = solve()
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return solution, True
+
+
+def public_key(observation: Observation) -> tuple[Any, ...]:
+    """The public state of ``observation`` (all but the observer's hole cards), as a cache key."""
+    return (
+        observation.config,
+        observation.button,
+        observation.player,
+        observation.board,
+        observation.history,
+    )
 
 
 def blueprint_seat(observation: Observation) -> int:
@@ -168,7 +200,7 @@ class BlueprintAgent(Agent):
         self.threshold = float(threshold)
         self.allin = allin
         self._game: HUNLGame = blueprint.game
-        self._allin_solutions: OrderedDict[tuple[Any, ...], AllinSolution] = OrderedDict()
+        self._allin_solutions: SolutionCache[AllinSolution] = SolutionCache(ALLIN_CACHE_SIZE)
         self.allin_solves = 0
         """All-in games solved so far (cache misses)."""
 
@@ -206,22 +238,10 @@ class BlueprintAgent(Agent):
 
     def allin_solution(self, observation: Observation, state: HUNLState) -> AllinSolution:
         """The solved answer to the off-menu all-in at ``observation`` (cached on the public state)."""
-        key = (
-            observation.config,
-            observation.button,
-            observation.player,
-            observation.board,
-            observation.history,
+        solution, solved = self._allin_solutions.get(
+            public_key(observation), lambda: solve_allin(self.blueprint, state, threshold=self.threshold)
         )
-        solution = self._allin_solutions.get(key)
-        if solution is not None:
-            self._allin_solutions.move_to_end(key)
-            return solution
-        solution = solve_allin(self.blueprint, state, threshold=self.threshold)
-        self.allin_solves += 1
-        self._allin_solutions[key] = solution
-        if len(self._allin_solutions) > ALLIN_CACHE_SIZE:
-            self._allin_solutions.popitem(last=False)
+        self.allin_solves += solved
         return solution
 
     def _choose(self, probabilities: npt.NDArray[np.float64], rng: np.random.Generator | None) -> int:
@@ -266,9 +286,11 @@ def load_blueprint_agent(
 __all__ = [
     "ALLIN_ANSWERS",
     "BlueprintAgent",
+    "SolutionCache",
     "blueprint_seat",
     "facing_offtree_allin",
     "load_blueprint_agent",
     "observation_record",
+    "public_key",
     "replay_observation",
 ]

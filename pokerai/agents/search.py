@@ -39,7 +39,6 @@ state (as local best response does) solves once.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -47,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.agents.base import Observation
-from pokerai.agents.blueprint import BlueprintAgent, replay_observation
+from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, public_key, replay_observation
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.hunl import RiverSolution, combo_index, search_probabilities, solve_river
@@ -172,7 +171,7 @@ class SearchAgent(BlueprintAgent):
         self.preflop = bool(preflop)
         self.preflop_budget_ms = None if preflop_budget_ms is None else float(preflop_budget_ms)
         self.preflop_max_raises = preflop_max_raises
-        self._preflop_solutions: OrderedDict[tuple[Any, ...], PreflopSolution] = OrderedDict()
+        self._preflop_solutions: SolutionCache[PreflopSolution] = SolutionCache(PREFLOP_CACHE_SIZE)
         self.preflop_solves = 0
         """Preflop solves run so far (cache misses)."""
         self.turn = bool(turn)
@@ -184,7 +183,7 @@ class SearchAgent(BlueprintAgent):
         self.full_iterations = full_iterations
         self.max_raises = max_raises
         self.safe = bool(safe)
-        self._solutions: OrderedDict[tuple[Any, ...], RiverSolution | TurnSolution] = OrderedDict()
+        self._solutions: SolutionCache[RiverSolution | TurnSolution] = SolutionCache(CACHE_SIZE)
         self.solves = 0
         """Solves run so far, river and turn (cache misses)."""
         self.turn_solves = 0
@@ -194,45 +193,29 @@ class SearchAgent(BlueprintAgent):
         self, observation: Observation, solve: Callable[[HUNLState], RiverSolution | TurnSolution]
     ) -> RiverSolution | TurnSolution:
         """The solution at ``observation``'s public state: from the cache, or ``solve`` of its replay."""
-        key = (
-            observation.config,
-            observation.button,
-            observation.player,
-            observation.board,
-            observation.history,
+        solution, solved = self._solutions.get(
+            public_key(observation), lambda: solve(replay_observation(observation))
         )
-        solution = self._solutions.get(key)
-        if solution is not None:
-            self._solutions.move_to_end(key)
-            return solution
-        solution = solve(replay_observation(observation))
-        self.solves += 1
-        self._solutions[key] = solution
-        if len(self._solutions) > CACHE_SIZE:
-            self._solutions.popitem(last=False)
+        self.solves += solved
         return solution
 
     def preflop_solution(self, observation: Observation) -> PreflopSolution:
         """The solved preflop subgame at ``observation``'s public state (cached apart from the river and
         turn ones, since every hand's first decision meets the same public state; hole cards unused)."""
         key = (observation.config, observation.button, observation.player, observation.history)
-        solution = self._preflop_solutions.get(key)
-        if solution is not None:
-            self._preflop_solutions.move_to_end(key)
-            return solution
-        solution = solve_preflop(
-            self.blueprint,
-            replay_observation(observation),
-            iterations=self.iterations,
-            time_budget_s=None if self.preflop_budget_ms is None else self.preflop_budget_ms / 1000.0,
-            threshold=self.threshold,
-            max_raises=self.preflop_max_raises,
-            safe=self.safe,
+        solution, solved = self._preflop_solutions.get(
+            key,
+            lambda: solve_preflop(
+                self.blueprint,
+                replay_observation(observation),
+                iterations=self.iterations,
+                time_budget_s=None if self.preflop_budget_ms is None else self.preflop_budget_ms / 1000.0,
+                threshold=self.threshold,
+                max_raises=self.preflop_max_raises,
+                safe=self.safe,
+            ),
         )
-        self.preflop_solves += 1
-        self._preflop_solutions[key] = solution
-        if len(self._preflop_solutions) > PREFLOP_CACHE_SIZE:
-            self._preflop_solutions.popitem(last=False)
+        self.preflop_solves += solved
         return solution
 
     def river_solution(self, observation: Observation) -> RiverSolution:

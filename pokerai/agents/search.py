@@ -25,7 +25,10 @@ the preflop betting (:func:`pokerai.search.preflop.solve_preflop`: all-in
 equity at called all-ins, equity on the pot where a flop is to come), within
 ``preflop_budget_ms`` and ``preflop_max_raises``. ``allin="solve"`` answers an
 all-in off the menu as the blueprint agent does (:mod:`pokerai.search.allin`),
-on every street. ``safe`` applies to every
+on every street. ``river_allin`` lets the river search go all-in at any size
+(the blueprint's menu may cap all-in at a few pots): the river subgame ends at
+showdowns and folds, so both players' answers to such an all-in are solved
+there. ``safe`` applies to every
 searched street. ``threshold`` and ``sample``
 mean what they mean for the blueprint agent: the blueprint's probabilities
 (in the beliefs and in the blend) are thresholded, and the agent samples from
@@ -45,11 +48,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from pokerai.abstraction.bets import slot_actions
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, public_key, replay_observation
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
-from pokerai.search.hunl import RiverSolution, combo_index, search_probabilities, solve_river
+from pokerai.search.hunl import (
+    RiverSolution,
+    combo_index,
+    search_probabilities,
+    solve_river,
+    with_any_allin,
+)
 from pokerai.search.preflop import PreflopSolution, solve_preflop
 from pokerai.search.subgame import blend
 from pokerai.search.turn import CONTINUATIONS, DEFAULT_RIVER_CARDS, TurnSolution, solve_turn
@@ -123,8 +133,13 @@ class SearchAgent(BlueprintAgent):
         preflop_budget_ms: float | None = DEFAULT_PREFLOP_BUDGET_MS,
         preflop_max_raises: int | None = DEFAULT_PREFLOP_MAX_RAISES,
         allin: str = "policy",
+        river_allin: bool = False,
     ) -> None:
         super().__init__(blueprint, sample=sample, threshold=threshold, allin=allin)
+        if not isinstance(river_allin, bool):
+            raise ValueError(f"river_allin {river_allin!r} is not true or false")
+        self.river_allin = river_allin
+        self._river_bets = with_any_allin(blueprint.game.bets) if river_allin else blueprint.game.bets
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
             raise ValueError(f"iterations {iterations!r} is not a non-negative whole number")
         if budget_ms is not None and (
@@ -230,6 +245,7 @@ class SearchAgent(BlueprintAgent):
                 threshold=self.threshold,
                 max_raises=self.max_raises,
                 safe=self.safe,
+                bets=self._river_bets,
             ),
         )
         assert isinstance(solution, RiverSolution)
@@ -284,6 +300,8 @@ class SearchAgent(BlueprintAgent):
             searched = search_probabilities(
                 probabilities, solution, observation.hole_cards, self.full_iterations
             )
+            if self.river_allin:  # the search's menu may hold an all-in the blueprint's lacks
+                _, actions = slot_actions(replay_observation(observation), self._river_bets)
         else:
             return probabilities, actions
         legal = np.array([action is not None for action in actions])

@@ -19,7 +19,9 @@ replaces the blueprint's, default 100), ``max_raises=R`` (raises inside the
 river subgame, default 2; ``none`` for no cap) and ``safe=1`` (the safe
 re-solving gadget; one blueprint call per subgame decision, so use a larger
 budget), e.g.
-``search:PATH?budget_ms=300&threshold=0.3``. ``turn=1`` also searches the
+``search:PATH?budget_ms=300&threshold=0.3``. ``river_allin=1`` puts all-in
+at any size on the river search's menu (the blueprint's may cap it at a few
+pots). ``turn=1`` also searches the
 turn, depth-limited (:mod:`pokerai.search.turn`), with ``turn_budget_ms``
 (the turn solve's milliseconds after its leaves are built, default 1000;
 ``none``), ``turn_max_raises`` (default 1), ``turn_leaves`` (``depth_limited``,
@@ -92,7 +94,7 @@ def _search(path: str) -> Agent:
         {
             "threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe",
             "turn", "turn_budget_ms", "turn_max_raises", "turn_leaves", "river_cards",
-            "preflop", "preflop_budget_ms", "preflop_max_raises", "allin",
+            "preflop", "preflop_budget_ms", "preflop_max_raises", "allin", "river_allin",
         },
     )  # fmt: skip
     threshold = _number(options.get("threshold", "0"), "threshold")
@@ -139,6 +141,9 @@ def _search(path: str) -> Agent:
     allin = options.get("allin", "policy")
     if allin not in ALLIN_ANSWERS:
         raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
+    river_allin = options.get("river_allin", "0")
+    if river_allin not in ("0", "1"):
+        raise ValueError(f"river_allin={river_allin!r} is not 0 or 1")
     return load_search_agent(
         path,
         sample=purify == "0",
@@ -157,6 +162,7 @@ def _search(path: str) -> Agent:
         preflop_budget_ms=preflop_budget_ms,
         preflop_max_raises=preflop_max_raises,
         allin=allin,
+        river_allin=river_allin == "1",
     )
 
 

@@ -46,6 +46,7 @@ local best response asks.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Sequence
@@ -504,6 +505,21 @@ class RiverSolution:
     num_hands: int = 0
 
 
+def with_any_allin(abstraction: BetAbstraction) -> BetAbstraction:
+    """``abstraction`` with all-in on the river menu at any size (its ``all_in_max_pots`` lifted).
+
+    A finer menu for the river search (``river_allin``): the slots stay the blueprint's, so
+    the solved strategy maps onto the same action slots, but the all-in slot is also legal
+    where it would be an overbet beyond the blueprint menu's limit. The river subgame needs
+    no blueprint values at its leaves (it ends at showdowns and folds), so both players'
+    answers to such all-ins are solved, not read from a network that never met them.
+    """
+    river = abstraction.river
+    if not river.all_in:
+        raise ValueError("the blueprint's river menu has no all-in slot to open")
+    return dataclasses.replace(abstraction, river=dataclasses.replace(river, all_in_max_pots=0.0))
+
+
 def solve_river(
     blueprint: Blueprint,
     state: HUNLState,
@@ -513,8 +529,13 @@ def solve_river(
     threshold: float = 0.0,
     max_raises: int | None = None,
     safe: bool = False,
+    bets: BetAbstraction | None = None,
 ) -> RiverSolution:
     """Beliefs, river subgame and CFR+ at the river decision ``state`` (module docstring).
+
+    ``bets`` is the menu of the subgame tree (default: the blueprint's); it must have the
+    blueprint's slots (as :func:`with_any_allin` keeps them). Beliefs always use the
+    blueprint's menu.
 
     With ``safe`` the subgame starts with the re-solving gadget
     (:func:`~pokerai.search.subgame.with_resolve_gadget`): the opponent may take,
@@ -539,7 +560,10 @@ def solve_river(
     searcher = state.to_act
     assert searcher is not None
     hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
-    river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=max_raises, hands=hands)
+    menu = blueprint.game.bets if bets is None else bets
+    if menu.num_slots != num_slots:
+        raise ValueError(f"a search menu of {menu.num_slots} slots does not fit the blueprint's {num_slots}")
+    river = build_river_subgame(state, menu, beliefs, max_raises=max_raises, hands=hands)
     solved_game = river.subgame
     if safe:
         assert river.root is not None
@@ -691,4 +715,5 @@ __all__ = [
     "solve_river",
     "state_record",
     "threshold_probabilities",
+    "with_any_allin",
 ]

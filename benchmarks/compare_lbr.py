@@ -1,0 +1,85 @@
+"""Local best response against several agents on the same hands, with paired differences.
+
+LBR's hand ``i`` is dealt from ``default_rng([seed, i])``, and both players'
+random numbers come from the same generator (:func:`pokerai.eval.lbr.lbr_match`),
+so with one seed every target meets the same cards and LBR the same run-outs.
+Two targets that play alike in a hand give LBR the same result there; the
+difference of LBR's winnings is then measured hand by hand, and its 95%
+interval is far narrower than either figure's own (LBR is not duplicate, so a
+single LBR figure over 1,000 hands is only known to a few thousand mbb/hand).
+
+    OMP_NUM_THREADS=1 python benchmarks/compare_lbr.py --hands 1000 --workers 2 \\
+        "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve" \\
+        "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
+
+Prints a Markdown table: LBR's winnings against each target (mbb/hand, 95%
+interval), and their paired difference from the first target's (negative: the
+target is less exploited by LBR than the first one), with the seconds each took.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from pokerai.agents.spec import make_agent
+from pokerai.eval.duplicate import mean_ci95
+from pokerai.eval.lbr import STREET_NAMES, LBRConfig, lbr_match
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("targets", nargs="+", metavar="SPEC", help="targets; the first is the reference")
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--raise-streets",
+        nargs="+",
+        choices=STREET_NAMES,
+        default=list(STREET_NAMES),
+        help="streets on which LBR may raise (default: all)",
+    )
+    parser.add_argument("--no-allin", action="store_true", help="LBR does not consider going all-in")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    config = LBRConfig(
+        all_in=not args.no_allin,
+        raise_streets=tuple(STREET_NAMES.index(street) for street in args.raise_streets),
+    )
+
+    print(
+        f"LBR, {args.hands} hands, seed {args.seed}, {args.workers} workers, "
+        f"raises on {', '.join(args.raise_streets)}{'' if config.all_in else ', no all-in'}\n"
+    )
+    print("| target | LBR wins, mbb/hand, 95% CI | minus the first target, paired 95% CI | seconds |")
+    print("|---|---|---|---:|")
+    reference: npt.NDArray[np.float64] | None = None
+    for spec in args.targets:
+        started = time.perf_counter()
+        result = lbr_match(
+            make_agent(spec), args.hands, seed=args.seed, lbr_config=config, workers=args.workers, name=spec
+        )
+        seconds = time.perf_counter() - started
+        per_hand = result.exploiter_results.astype(np.float64) * (1000.0 / result.big_blind)
+        estimate = result.estimate
+        own = f"{estimate.mean:+,.0f} [{estimate.low:+,.0f}, {estimate.high:+,.0f}]"
+        if reference is None:
+            reference = per_hand
+            difference = "–"
+        else:
+            delta = mean_ci95(per_hand - reference)
+            changed = int(np.count_nonzero(per_hand != reference))
+            interval = f"[{delta.low:+,.0f}, {delta.high:+,.0f}]"
+            difference = f"{delta.mean:+,.0f} {interval} ({changed} hands differ)"
+        print(f"| `{spec}` | {own} | {difference} | {seconds:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

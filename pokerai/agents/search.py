@@ -300,7 +300,8 @@ class SearchAgent(BlueprintAgent):
             searched = search_probabilities(
                 probabilities, solution, observation.hole_cards, self.full_iterations
             )
-            if self.river_allin:  # the search's menu may hold an all-in the blueprint's lacks
+            if self.river_allin and actions[self._game.bets.all_in_slot] is None:
+                # The search's menu may hold an all-in that the blueprint's lacks here.
                 _, actions = slot_actions(replay_observation(observation), self._river_bets)
         else:
             return probabilities, actions

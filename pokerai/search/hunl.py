@@ -512,11 +512,21 @@ def with_any_allin(abstraction: BetAbstraction) -> BetAbstraction:
     the solved strategy maps onto the same action slots, but the all-in slot is also legal
     where it would be an overbet beyond the blueprint menu's limit. The river subgame needs
     no blueprint values at its leaves (it ends at showdowns and folds), so both players'
-    answers to such all-ins are solved, not read from a network that never met them.
+    answers to such all-ins are solved, not read from a network that never met them (except
+    that the safe gadget's opt-out values ask the network at every node, these included).
+    A menu whose largest pot fraction exceeds its all-in cap is a ``ValueError``: there a
+    fraction clamped to the stack is the blueprint's all-in, which would change slot.
     """
     river = abstraction.river
     if not river.all_in:
         raise ValueError("the blueprint's river menu has no all-in slot to open")
+    if river.all_in_max_pots > 0 and river.pot_fractions and river.pot_fractions[-1] > river.all_in_max_pots:
+        # A fraction above the cap can be the blueprint's all-in (clamped to the stack) where the open
+        # menu gives that amount to the all-in slot, so the two menus' slots would disagree.
+        raise ValueError(
+            f"the river menu's largest pot fraction {river.pot_fractions[-1]:g} exceeds its all-in cap of "
+            f"{river.all_in_max_pots:g} pots, so opening the all-in would move a blueprint slot"
+        )
     return dataclasses.replace(abstraction, river=dataclasses.replace(river, all_in_max_pots=0.0))
 
 

@@ -1,4 +1,4 @@
-"""Fixtures of the hold'em search tests: the shipped blueprint, and one torch thread."""
+"""Fixtures of the hold'em search tests: the first and the shipped blueprint, and one torch thread."""
 
 from __future__ import annotations
 
@@ -8,12 +8,18 @@ import pytest
 import torch
 
 from pokerai.deepcfr.export import Blueprint
-from tests.search.hunl_spots import CHECKPOINT
+from tests.search.hunl_spots import CAPPED, CHECKPOINT
 
 
 @pytest.fixture(scope="module")
 def blueprint() -> Blueprint:
     return Blueprint.load(CHECKPOINT)
+
+
+@pytest.fixture(scope="module")
+def capped() -> Blueprint:
+    """The shipped blueprint (its menu capped: no all-in over 2 pots, two raises a street)."""
+    return Blueprint.load(CAPPED)
 
 
 @pytest.fixture(autouse=True, scope="module")

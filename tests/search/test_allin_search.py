@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -27,17 +25,9 @@ from pokerai.search.allin import (
 )
 from pokerai.search.hunl import ALL_COMBOS, combo_index, combos_holding, public_beliefs
 from pokerai.search.subgame import DECISION, TERMINAL, counterfactual_values, solve
+from tests.search.hunl_spots import CAPPED, DECK
 
-CAPPED = Path(__file__).resolve().parents[2] / "checkpoints" / "hunl_tiny"
-"""The shipped blueprint: its menu has no all-in over 2 pots and at most two raises a street."""
-DECK = parse_cards("AhKd 7c7d Qs9h2c 5d 3s")
-"""Player 0's hole cards, player 1's, then the board."""
 MENU = BetMenu(pot_fractions=(0.5, 1.0, 2.0), all_in=True, all_in_max_pots=2, max_raises=2)
-
-
-@pytest.fixture(scope="module")
-def capped() -> Blueprint:
-    return Blueprint.load(CAPPED)
 
 
 def hand(config: HUNLConfig, actions: list[tuple[int, ActionKind, int]]) -> HUNLState:

@@ -35,17 +35,8 @@ from pokerai.search.hunl import (
 )
 from pokerai.search.hunl import _best_response_root_values as best_response_root_values
 from pokerai.search.subgame import DECISION, Subgame, counterfactual_values, solve, with_resolve_gadget
-from tests.search.hunl_spots import DECK, scripted
+from tests.search.hunl_spots import CHECKED_DOWN, DECK, scripted
 
-CHECKED_DOWN = [
-    (0, ActionKind.CALL, 50),
-    (1, ActionKind.CHECK, 0),
-    (1, ActionKind.CHECK, 0),
-    (0, ActionKind.CHECK, 0),
-    (1, ActionKind.CHECK, 0),
-    (0, ActionKind.CHECK, 0),
-]
-"""Limp, check, and checks to the river, where player 1 (the big blind) acts first."""
 OFF_MENU = [
     (0, ActionKind.RAISE, 250),
     (1, ActionKind.CALL, 150),

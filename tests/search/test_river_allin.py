@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
-from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.engine.state import Action, ActionKind
 from pokerai.search.hunl import (
     ALL_COMBOS,
     NUM_COMBOS,
@@ -24,33 +23,11 @@ from pokerai.search.hunl import (
     with_any_allin,
 )
 from pokerai.search.subgame import counterfactual_values, solve
+from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, scripted
 
-CAPPED = Path(__file__).resolve().parents[2] / "checkpoints" / "hunl_tiny"
-"""The shipped blueprint: its menu has no all-in over 2 pots."""
-DECK = parse_cards("AhKd 7c7d Qs9h2c 5d 3s")
-"""Player 0's hole cards, player 1's, then the board (Qs 9h 2c 5d 3s: 4-6 is the nuts)."""
-CHECKED_DOWN = [
-    (0, ActionKind.CALL, 50),
-    (1, ActionKind.CHECK, 0),
-    (1, ActionKind.CHECK, 0),
-    (0, ActionKind.CHECK, 0),
-    (1, ActionKind.CHECK, 0),
-    (0, ActionKind.CHECK, 0),
-    (1, ActionKind.CHECK, 0),
-]
-"""Limp and checks to the river, where the big blind checks: the button acts on a 200-chip pot."""
-
-
-@pytest.fixture(scope="module")
-def capped() -> Blueprint:
-    return Blueprint.load(CAPPED)
-
-
-def checked_down(blueprint: Blueprint) -> HUNLState:
-    state = HUNLState.new(blueprint.game.config, 0, deck=DECK)
-    for player, kind, amount in CHECKED_DOWN:
-        state.apply(Action(player, kind, amount))
-    return state
+RIVER_CHECKED = [*CHECKED_DOWN, (1, ActionKind.CHECK, 0)]
+"""Limp and checks to the river, where the big blind checks: the button acts on a 200-chip pot.
+The board is Qs 9h 2c 5d 3s, where 4-6 is the nuts."""
 
 
 def combos(text: str, board: tuple[int, ...]) -> np.ndarray:
@@ -92,7 +69,7 @@ def test_a_polarised_range_shoves_the_nuts_and_gains_from_the_open_all_in(capped
     half the range nuts the bettor's value is 0.5·(233.3 − 100) = 66.7 chips capped, 0.5·(298.0 − 100)
     = 99.0 open.
     """
-    state = checked_down(capped)
+    state = scripted(capped, RIVER_CHECKED)
     assert state.to_act == 0 and state.pot == 200
     board = tuple(state.board)
     beliefs = np.zeros((2, NUM_COMBOS))
@@ -117,7 +94,7 @@ def test_a_polarised_range_shoves_the_nuts_and_gains_from_the_open_all_in(capped
 
 
 def test_the_agent_offers_the_all_in_its_blueprint_lacks(capped: Blueprint) -> None:
-    state = checked_down(capped)
+    state = scripted(capped, RIVER_CHECKED)
     all_in = capped.game.bets.all_in_slot
     assert state.max_raise_to is not None
     shove = Action(0, ActionKind.RAISE, state.max_raise_to)
@@ -140,7 +117,7 @@ def test_the_agent_offers_the_all_in_its_blueprint_lacks(capped: Blueprint) -> N
 
 
 def test_the_safe_search_with_the_open_all_in_plays_legal_slots(capped: Blueprint) -> None:
-    state = checked_down(capped)
+    state = scripted(capped, RIVER_CHECKED)
     agent = SearchAgent(capped, threshold=0.3, iterations=30, budget_ms=None, safe=True, river_allin=True)
     for combo in np.flatnonzero(~combos_holding(state.board))[::97]:
         hole = (int(ALL_COMBOS[combo, 0]), int(ALL_COMBOS[combo, 1]))

@@ -33,6 +33,12 @@ searched street. ``threshold`` and ``sample``
 mean what they mean for the blueprint agent: the blueprint's probabilities
 (in the beliefs and in the blend) are thresholded, and the agent samples from
 the final probabilities or, with ``sample=False``, plays the most likely slot.
+``opponent_threshold`` (default None: ``threshold``) thresholds the blueprint
+only where it models the opponent's actions in the beliefs of the river, turn
+and preflop solves (not in the all-in answer of ``allin="solve"``): 0 keeps every
+action the network gives any probability, so an opponent who is not this
+blueprint keeps a range of plausible hands instead of the few the thresholded
+blueprint would have played that way.
 
 The solve depends only on the public state (module docstring of
 :mod:`pokerai.search.hunl`), so the agent keeps the last few solutions keyed on
@@ -70,7 +76,8 @@ DEFAULT_BUDGET_MS = 65.0
 """Milliseconds a river solve may take (beliefs and tree included) before it stops early. A
 decision overshoots by a few milliseconds (the last chunk of iterations and the blend): on this
 project's 2-core machine the median river decision took about 71 ms at 65, within the 75 ms
-goal, and ran about 130 CFR+ iterations."""
+goal. On the shipped blueprint's self-play river spots (about 1,060 hands in the subgame) it ran
+a median of 51.5 CFR+ iterations with the card-removal sweep (docs/BENCHMARKS.md)."""
 DEFAULT_FULL_ITERATIONS = 100
 """Iterations after which the blend trusts the solve alone (at 100 iterations the solve's
 exploitability within the subgame was 0.5-5% of the blueprint's on seven measured river spots)."""
@@ -134,8 +141,18 @@ class SearchAgent(BlueprintAgent):
         preflop_max_raises: int | None = DEFAULT_PREFLOP_MAX_RAISES,
         allin: str = "policy",
         river_allin: bool = False,
+        opponent_threshold: float | None = None,
     ) -> None:
         super().__init__(blueprint, sample=sample, threshold=threshold, allin=allin)
+        if opponent_threshold is not None and (
+            isinstance(opponent_threshold, bool)
+            or not isinstance(opponent_threshold, (int, float))
+            or not 0.0 <= opponent_threshold < 1.0
+        ):
+            raise ValueError(
+                f"opponent_threshold {opponent_threshold!r} is not a number in [0, 1) (None: threshold)"
+            )
+        self.opponent_threshold = None if opponent_threshold is None else float(opponent_threshold)
         if not isinstance(river_allin, bool):
             raise ValueError(f"river_allin {river_allin!r} is not true or false")
         self.river_allin = river_allin
@@ -228,6 +245,7 @@ class SearchAgent(BlueprintAgent):
                 threshold=self.threshold,
                 max_raises=self.preflop_max_raises,
                 safe=self.safe,
+                opponent_threshold=self.opponent_threshold,
             ),
         )
         self.preflop_solves += solved
@@ -246,6 +264,7 @@ class SearchAgent(BlueprintAgent):
                 max_raises=self.max_raises,
                 safe=self.safe,
                 bets=self._river_bets,
+                opponent_threshold=self.opponent_threshold,
             ),
         )
         assert isinstance(solution, RiverSolution)
@@ -266,6 +285,7 @@ class SearchAgent(BlueprintAgent):
                 continuations=CONTINUATIONS if self.turn_leaves == "depth_limited" else ("blueprint",),
                 river_cards=self.river_cards,
                 safe=self.safe,
+                opponent_threshold=self.opponent_threshold,
             ),
         )
         self.turn_solves += self.solves - solves

@@ -21,7 +21,9 @@ re-solving gadget; one blueprint call per subgame decision, so use a larger
 budget), e.g.
 ``search:PATH?budget_ms=300&threshold=0.3``. ``river_allin=1`` puts all-in
 at any size on the river search's menu (the blueprint's may cap it at a few
-pots). ``turn=1`` also searches the
+pots). ``opponent_threshold=T`` thresholds the blueprint at ``T`` instead
+of ``threshold`` where it models the opponent's past actions in the beliefs
+(``0``: every action the network plays at all). ``turn=1`` also searches the
 turn, depth-limited (:mod:`pokerai.search.turn`), with ``turn_budget_ms``
 (the turn solve's milliseconds after its leaves are built, default 1000;
 ``none``), ``turn_max_raises`` (default 1), ``turn_leaves`` (``depth_limited``,
@@ -95,9 +97,12 @@ def _search(path: str) -> Agent:
             "threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe",
             "turn", "turn_budget_ms", "turn_max_raises", "turn_leaves", "river_cards",
             "preflop", "preflop_budget_ms", "preflop_max_raises", "allin", "river_allin",
+            "opponent_threshold",
         },
     )  # fmt: skip
     threshold = _number(options.get("threshold", "0"), "threshold")
+    opponent = options.get("opponent_threshold")
+    opponent_threshold = None if opponent is None else _number(opponent, "opponent_threshold")
     purify = options.get("purify", "0")
     if purify not in ("0", "1"):
         raise ValueError(f"purify={purify!r} is not 0 or 1")
@@ -163,6 +168,7 @@ def _search(path: str) -> Agent:
         preflop_max_raises=preflop_max_raises,
         allin=allin,
         river_allin=river_allin == "1",
+        opponent_threshold=opponent_threshold,
     )
 
 

@@ -16,7 +16,8 @@ small enough to solve at the table. Three steps, all vectorised over the
    probability is the sum over the translated slots of weight × blueprint
    probability. The probabilities are the *thresholded* ones the blueprint
    agent plays (:func:`threshold_probabilities`), so a hand that would never
-   take an action gets belief 0.
+   take an action gets belief 0. (``opponent_threshold`` sets another threshold
+   for the opponent's actions: 0 keeps every hand the network plays that way.)
 2. **River subgame** (:func:`build_river_subgame`). The public tree from the
    current state to the end of the hand with the blueprint's bet menu (children
    labelled by action slot), optionally with at most ``max_raises`` raises
@@ -26,8 +27,11 @@ small enough to solve at the table. Three steps, all vectorised over the
    for showdowns, each scaled by the chips at stake. Payoffs are whole-hand chip
    results of engine player 0; subgame players are engine player indices.
    :func:`solve_river` keeps only the combinations one player or the other may
-   hold (a few hundred of the 1,081), which makes each iteration faster by the
-   square of that fraction.
+   hold (a few hundred of the 1,081 on the first blueprint's spots, most of them on
+   the shipped blueprint's), and the solve applies both matrices
+   by a card-removal sweep linear in those hands (:func:`river_card_payoffs`,
+   :class:`~pokerai.search.subgame.CardPayoffs`) rather than as ``[H, H]``
+   products.
 3. **Solve and blend** (:func:`solve_river`, :func:`search_probabilities`,
    :func:`search_decision`). :func:`~pokerai.search.subgame.solve` (CFR+) for
    an iteration budget and an optional time budget; a hand outside the
@@ -69,7 +73,10 @@ from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.search.subgame import (
+    SHARES_NO_CARD,
+    SHOWDOWN,
     TERMINAL,
+    CardPayoffs,
     Decision,
     Subgame,
     Terminal,
@@ -236,6 +243,7 @@ def public_beliefs(
     *,
     threshold: float = 0.0,
     hole_cards: tuple[int, int] | None = None,
+    opponent_threshold: float | None = None,
 ) -> npt.NDArray[np.float64]:
     """Both players' ranges at ``state``: float64 ``[2, 1326]`` by engine player, each row summing to 1.
 
@@ -243,7 +251,12 @@ def public_beliefs(
     hole cards may be placeholders: they are never read). The history is
     replayed from the start of the hand, and each action multiplies the actor's
     range by the blueprint's probability of it (module docstring), with the
-    blueprint thresholded at ``threshold``. Combinations that hold a board card
+    blueprint thresholded at ``threshold``; ``opponent_threshold`` (None: the same),
+    if given, is the threshold for the actions of the player *not* to act at
+    ``state`` (the searcher's opponent). The searcher's own range follows the
+    thresholded blueprint it plays, while an opponent that is not this blueprint
+    makes actions the threshold would drop, and a thresholded opponent range can
+    shrink to a handful of hands. Combinations that hold a board card
     get 0. With ``hole_cards`` (the cards of ``state.to_act``, the searcher), the
     other player's combinations that hold one of them get 0 too.
 
@@ -254,6 +267,11 @@ def public_beliefs(
     which the blueprint cannot make, leaves the range as it was too.
     """
     abstraction: BetAbstraction = blueprint.game.bets
+    if opponent_threshold is not None and state.to_act is None:
+        raise ValueError("opponent_threshold needs a player to act at the state (the hand is over)")
+    thresholds = [threshold, threshold]
+    if opponent_threshold is not None and state.to_act is not None:
+        thresholds[1 - state.to_act] = opponent_threshold
     board = state.board
     live = np.flatnonzero(~combos_holding(board))
     weights = np.zeros((2, NUM_COMBOS))
@@ -268,7 +286,7 @@ def public_beliefs(
         if not pairs:  # a raise past the menu's cap: the blueprint has no such action
             replay.apply(action)
             continue
-        for probabilities in (threshold_probabilities(raw, threshold), raw):
+        for probabilities in (threshold_probabilities(raw, thresholds[actor]), raw):
             likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
             updated = weights[actor, candidates] * likelihood
             if updated.sum() > 0:
@@ -288,17 +306,11 @@ def public_beliefs(
 
 
 @functools.lru_cache(maxsize=8)
-def river_matrices(
-    board: tuple[int, ...],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """The hands and the two shared payoff matrices of a river subgame on the five-card ``board``.
+def river_ranks(board: tuple[int, ...]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The combinations free of the five-card ``board`` and their showdown ranks (higher wins).
 
-    Returns ``hands`` int64 ``[H]`` (the indices in :data:`ALL_COMBOS` of the
-    combinations that hold no board card, ascending; H = 1,081) and float64
-    ``[H, H]`` matrices: the valid-pair matrix (1 where the two hands share no
-    card, else 0) and the showdown matrix (+1 where hand ``i`` beats hand ``j``,
-    −1 where it loses, 0 on ties and invalid pairs). Cached for the last few
-    boards (read-only arrays).
+    Returns ``hands`` int64 ``[H]`` (indices in :data:`ALL_COMBOS`, ascending; H = 1,081) and
+    ``ranks`` int64 ``[H]``. Cached for the last few boards (read-only arrays).
     """
     if len(board) != 5 or len(set(board)) != 5:
         raise ValueError(f"a river board is five distinct cards, got {list(board)}")
@@ -308,12 +320,45 @@ def river_matrices(
         [cards, np.broadcast_to(np.asarray(board, dtype=np.int64), (len(hands), 5))], axis=1
     )
     ranks = rank_hands(seven, validate=False).astype(np.int64)
+    for array in (hands, ranks):
+        array.flags.writeable = False
+    return hands, ranks
+
+
+@functools.lru_cache(maxsize=8)
+def river_matrices(
+    board: tuple[int, ...],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The hands and the two shared payoff matrices of a river subgame on the five-card ``board``.
+
+    Returns ``hands`` int64 ``[H]`` (as :func:`river_ranks`) and float64 ``[H, H]``
+    matrices: the valid-pair matrix (1 where the two hands share no card, else 0) and the
+    showdown matrix (+1 where hand ``i`` beats hand ``j``, −1 where it loses, 0 on ties and
+    invalid pairs). Cached for the last few boards (read-only arrays).
+    """
+    hands, ranks = river_ranks(board)
     membership = CARD_IN_COMBO[:, hands].astype(np.float64)  # [52, H]
     valid = (membership.T @ membership == 0).astype(np.float64)
     showdown = np.sign(ranks[:, np.newaxis] - ranks[np.newaxis, :]).astype(np.float64) * valid
-    for array in (hands, valid, showdown):
+    for array in (valid, showdown):
         array.flags.writeable = False
     return hands, valid, showdown
+
+
+def river_card_payoffs(board: Sequence[int], hands: npt.NDArray[np.int64]) -> CardPayoffs:
+    """The card structure of a river subgame's fold and showdown matrices over ``hands``.
+
+    ``hands`` are the subgame's combinations (indices in :data:`ALL_COMBOS`, free of the
+    board). :func:`~pokerai.search.subgame.solve` then applies those two matrices in time
+    linear in the hands instead of quadratic.
+    """
+    possible, ranks = river_ranks(tuple(board))
+    rows = np.searchsorted(possible, hands)
+    return CardPayoffs(
+        cards=ALL_COMBOS[hands].astype(np.int64),
+        ranks=ranks[rows],
+        kinds={FOLD_MATRIX: SHARES_NO_CARD, SHOWDOWN_MATRIX: SHOWDOWN},
+    )
 
 
 def menu_children(
@@ -381,7 +426,8 @@ def build_river_subgame(
     ``beliefs`` float ``[2, 1326]`` (by engine player) is the root reach.
     ``hands`` (indices into :data:`ALL_COMBOS`, none holding a board card;
     default: every such combination) are the subgame's hands: leaving out the
-    hands that neither player can hold makes the solve faster by the square. With
+    hands that neither player can hold makes the solve faster (linearly with the card
+    sweep of :func:`river_card_payoffs`, by the square with dense products). With
     ``max_raises``, at most that many raises are made inside the tree, after
     which a player may only fold, check or call. Terminals: a fold scales the
     valid-pair matrix by engine player 0's chip result, a showdown scales the
@@ -540,12 +586,13 @@ def solve_river(
     max_raises: int | None = None,
     safe: bool = False,
     bets: BetAbstraction | None = None,
+    opponent_threshold: float | None = None,
 ) -> RiverSolution:
     """Beliefs, river subgame and CFR+ at the river decision ``state`` (module docstring).
 
     ``bets`` is the menu of the subgame tree (default: the blueprint's); it must have the
     blueprint's slots (as :func:`with_any_allin` keeps them). Beliefs always use the
-    blueprint's menu.
+    blueprint's menu; ``opponent_threshold`` is :func:`public_beliefs`'s.
 
     With ``safe`` the subgame starts with the re-solving gadget
     (:func:`~pokerai.search.subgame.with_resolve_gadget`): the opponent may take,
@@ -554,8 +601,8 @@ def solve_river(
     subgame's hands. That costs one blueprint call per decision node.
 
     The subgame holds only the combinations that one player or the other may
-    hold (positive belief), so it is solved over a few hundred hands rather than
-    1,081. A hand outside the searcher's range (one the blueprint would not have
+    hold (positive belief), often fewer than the 1,081 free of the board. A hand
+    outside the searcher's range (one the blueprint would not have
     played this way, such as a hand whose earlier river actions were searched)
     gets the best response to the solved opponent strategy (pure, the most
     passive action on ties). Depends only on the public part of ``state`` (its
@@ -566,7 +613,7 @@ def solve_river(
     num_slots = blueprint.game.bets.num_slots
     if iterations == 0:
         return RiverSolution(np.zeros((NUM_COMBOS, num_slots)), 0, time.perf_counter() - started, 0)
-    beliefs = public_beliefs(blueprint, state, threshold=threshold)
+    beliefs = public_beliefs(blueprint, state, threshold=threshold, opponent_threshold=opponent_threshold)
     searcher = state.to_act
     assert searcher is not None
     hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
@@ -585,8 +632,9 @@ def solve_river(
             valid=FOLD_MATRIX,
             uniform_weight=0.5,
         )
+    structure = river_card_payoffs(state.board, river.hands)  # the gadget keeps matrices 0 and 1
     remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - started))
-    solution = solve(solved_game, iterations, time_budget_s=remaining)
+    solution = solve(solved_game, iterations, time_budget_s=remaining, card_payoffs=structure)
     if safe:
         solution = inner_solution(solution, river.subgame)
     slots = np.asarray(river.root_slots)
@@ -719,7 +767,9 @@ __all__ = [
     "combos_holding",
     "menu_children",
     "public_beliefs",
+    "river_card_payoffs",
     "river_matrices",
+    "river_ranks",
     "search_decision",
     "search_probabilities",
     "solve_river",

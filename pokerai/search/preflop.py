@@ -217,6 +217,7 @@ def solve_preflop(
     threshold: float = 0.0,
     max_raises: int | None = None,
     safe: bool = False,
+    opponent_threshold: float | None = None,
 ) -> PreflopSolution:
     """Beliefs, preflop subgame and CFR+ at the preflop decision ``state`` (module docstring).
 
@@ -231,7 +232,7 @@ def solve_preflop(
     num_slots = blueprint.game.bets.num_slots
     if iterations == 0:
         return PreflopSolution(np.zeros((NUM_COMBOS, num_slots)), 0, time.perf_counter() - started, 0)
-    beliefs = public_beliefs(blueprint, state, threshold=threshold)
+    beliefs = public_beliefs(blueprint, state, threshold=threshold, opponent_threshold=opponent_threshold)
     searcher = state.to_act
     assert searcher is not None
     hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))

@@ -30,6 +30,14 @@ linearly weighted average strategy) for an iteration budget and, optionally, a
 time budget, and returns the average strategy of every decision node for every
 hand. Counterfactual values at terminals are matrix products, batched over all
 the terminals that share a matrix.
+
+Hold'em river payoffs have structure that makes those products cheap
+(:class:`CardPayoffs`): the fold matrix is "the two hands share no card" and
+the showdown matrix is "compare the ranks" on top of it. Given the hands' cards
+and ranks, :func:`solve` computes their products in time linear in ``H``
+(hands sorted by rank, running sums per card take out the pairs that share a
+card -- the card-removal sweep of Johanson et al., "Accelerating Best Response
+Calculation in Large Extensive Games", IJCAI 2011) instead of ``H²``.
 """
 
 from __future__ import annotations
@@ -196,6 +204,99 @@ class Solution:
         return self.average[children.start : children.stop].T.copy()
 
 
+NO_CARD_STRUCTURE, SHARES_NO_CARD, SHOWDOWN = 0, 1, 2
+"""Kinds of payoff matrix for :class:`CardPayoffs`: dense; 1 where two hands share no card; the
+sign of their rank difference where they share no card (0 on ties and shared cards)."""
+
+
+@dataclass(frozen=True, eq=False)
+class CardPayoffs:
+    """Which of a subgame's payoff matrices are card-structured, and the hands' cards and ranks.
+
+    Attributes:
+        cards: int ``[H, 2]``, each hand's two cards (0..51).
+        ranks: int ``[H]``, each hand's showdown rank (higher wins), ignored by
+            ``SHARES_NO_CARD`` matrices.
+        kinds: ``{matrix index: SHARES_NO_CARD or SHOWDOWN}``; matrices not named are dense.
+
+    :func:`solve` checks each named matrix against the dense one on a random
+    vector and raises ``ValueError`` if they differ.
+    """
+
+    cards: npt.NDArray[np.int64]
+    ranks: npt.NDArray[np.int64]
+    kinds: dict[int, int]
+
+    def __post_init__(self) -> None:
+        cards = np.ascontiguousarray(self.cards, dtype=np.int64)
+        ranks = np.ascontiguousarray(self.ranks, dtype=np.int64)
+        if cards.ndim != 2 or cards.shape[1] != 2 or ranks.shape != (cards.shape[0],):
+            raise ValueError(f"cards must be [H, 2] and ranks [H], got {cards.shape} and {ranks.shape}")
+        if cards.size and (cards.min() < 0 or cards.max() > 51 or np.any(cards[:, 0] == cards[:, 1])):
+            raise ValueError("each hand's cards must be two different cards from 0 to 51")
+        if any(kind not in (SHARES_NO_CARD, SHOWDOWN) for kind in self.kinds.values()):
+            raise ValueError(f"matrix kinds must be SHARES_NO_CARD or SHOWDOWN, got {self.kinds}")
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "ranks", ranks)
+
+
+@numba.njit(cache=True)
+def _card_products(reach, kind, order, sorted_ranks, cards, out):
+    """``out[t, i] = sum_j M[i, j] reach[t, j]`` for a card-structured ``M`` (:class:`CardPayoffs`).
+
+    ``order`` lists the hands by ascending rank and ``sorted_ranks`` their ranks in that order.
+    A hand's sum over the hands that share no card with it is the total less the sums over
+    hands holding either of its cards (the hand itself, counted in both, is added back once).
+    """
+    rows, hands = reach.shape
+    per_card = np.zeros(52)
+    for t in range(rows):
+        r = reach[t]
+        if kind == 1:  # SHARES_NO_CARD
+            per_card[:] = 0.0
+            total = 0.0
+            for j in range(hands):
+                total += r[j]
+                per_card[cards[j, 0]] += r[j]
+                per_card[cards[j, 1]] += r[j]
+            for i in range(hands):
+                out[t, i] = total - per_card[cards[i, 0]] - per_card[cards[i, 1]] + r[i]
+            continue
+        # SHOWDOWN: (weight of weaker hands) - (weight of stronger hands), card-free pairs only.
+        per_card[:] = 0.0
+        total = 0.0
+        start = 0
+        while start < hands:  # ascending: hands of lower rank beaten
+            stop = start
+            while stop < hands and sorted_ranks[stop] == sorted_ranks[start]:
+                stop += 1
+            for q in range(start, stop):
+                i = order[q]
+                out[t, i] = total - per_card[cards[i, 0]] - per_card[cards[i, 1]]
+            for q in range(start, stop):
+                j = order[q]
+                total += r[j]
+                per_card[cards[j, 0]] += r[j]
+                per_card[cards[j, 1]] += r[j]
+            start = stop
+        per_card[:] = 0.0
+        total = 0.0
+        stop = hands
+        while stop > 0:  # descending: hands of higher rank lost to
+            start = stop - 1
+            while start > 0 and sorted_ranks[start - 1] == sorted_ranks[stop - 1]:
+                start -= 1
+            for q in range(start, stop):
+                i = order[q]
+                out[t, i] -= total - per_card[cards[i, 0]] - per_card[cards[i, 1]]
+            for q in range(start, stop):
+                j = order[q]
+                total += r[j]
+                per_card[cards[j, 0]] += r[j]
+                per_card[cards[j, 1]] += r[j]
+            stop = start
+
+
 def _regret_matching(subgame: Subgame, regret: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> None:
     """Each decision's regret-matching strategy over its children into ``out`` (uniform if no regret > 0)."""
     for node in subgame.decisions:
@@ -286,13 +387,16 @@ def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]
 @numba.njit(cache=True)
 def _cfr_plus_iterations(
     kind, player, first_child, num_children, decisions, group_nodes, group_offsets, group_matrix,
+    group_kind, order, sorted_ranks, cards,
     scale, matrices, matrices_transposed, root_reach, regret, average_sum, strategy, first, count,
 ):  # fmt: skip
     """CFR+ iterations ``first .. first + count - 1`` in place (alternating updates, weights t).
 
     Array arguments are the :class:`Subgame` fields; terminals come grouped by
     payoff matrix (``group_nodes[group_offsets[g]:group_offsets[g + 1]]`` use
-    matrix ``group_matrix[g]``) so each group's values are one BLAS product.
+    matrix ``group_matrix[g]``) so each group's values are one BLAS product, or,
+    where ``group_kind[g]`` names a card-structured matrix, one linear sweep
+    (:func:`_card_products` with ``order``, ``sorted_ranks`` and ``cards``).
     """
     num_nodes, num_hands = regret.shape
     opponent_reach = np.empty((num_nodes, num_hands))
@@ -335,7 +439,12 @@ def _cfr_plus_iterations(
                 gathered = np.empty((nodes.shape[0], num_hands))
                 for row in range(nodes.shape[0]):
                     gathered[row] = opponent_reach[nodes[row]]
-                if updating == 0:
+                if group_kind[group] != 0:
+                    products = np.empty((nodes.shape[0], num_hands))
+                    _card_products(gathered, group_kind[group], order, sorted_ranks, cards, products)
+                    if updating == 1 and group_kind[group] == 2:  # antisymmetric: M^T = -M
+                        products = -products
+                elif updating == 0:
                     products = np.dot(gathered, matrices_transposed[group_matrix[group]])
                 else:
                     products = np.dot(gathered, matrices[group_matrix[group]])
@@ -365,11 +474,44 @@ def _cfr_plus_iterations(
                         values[node, hand] = node_value
 
 
+def _card_structure(
+    subgame: Subgame, group_matrix: npt.NDArray[np.int64], card_payoffs: CardPayoffs | None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The kernel's ``group_kind``, ``order``, ``sorted_ranks`` and ``cards`` for ``card_payoffs``.
+
+    Each named matrix is checked against its dense form on one random vector (an ``H²``
+    product, once per solve), so a structure that does not describe the subgame is an error.
+    """
+    num_hands = subgame.num_hands
+    if card_payoffs is None:
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros(len(group_matrix), dtype=np.int64), empty, empty, np.zeros((0, 2), dtype=np.int64)
+    if card_payoffs.cards.shape[0] != num_hands:
+        raise ValueError(
+            f"card payoffs describe {card_payoffs.cards.shape[0]} hands, the subgame has {num_hands}"
+        )
+    order = np.argsort(card_payoffs.ranks, kind="stable").astype(np.int64)
+    sorted_ranks = np.ascontiguousarray(card_payoffs.ranks[order])
+    probe = np.random.default_rng(0).random((1, num_hands))
+    for matrix, kind in card_payoffs.kinds.items():
+        if not 0 <= matrix < len(subgame.matrices):
+            raise ValueError(f"card payoffs name matrix {matrix}, the subgame has {len(subgame.matrices)}")
+        fast = np.empty((1, num_hands))
+        _card_products(probe, kind, order, sorted_ranks, card_payoffs.cards, fast)
+        if not np.allclose(fast[0], subgame.matrices[matrix] @ probe[0], rtol=1e-9, atol=1e-9):
+            raise ValueError(f"payoff matrix {matrix} is not the card-structured matrix of kind {kind}")
+    group_kind = np.array(
+        [card_payoffs.kinds.get(int(m), NO_CARD_STRUCTURE) for m in group_matrix], dtype=np.int64
+    )
+    return group_kind, order, sorted_ranks, card_payoffs.cards
+
+
 def solve(
     subgame: Subgame,
     iterations: int,
     *,
     time_budget_s: float | None = None,
+    card_payoffs: CardPayoffs | None = None,
 ) -> Solution:
     """Run CFR+ on ``subgame`` for ``iterations`` iterations, or until ``time_budget_s`` has passed.
 
@@ -377,7 +519,9 @@ def solve(
     average strategy weights iteration ``t`` by ``t`` (as CFR+ does). With a
     time budget at least one iteration runs when ``iterations >= 1``; the
     clock is read every few iterations (a numba kernel runs them in chunks).
-    Deterministic for a given number of iterations.
+    Deterministic for a given number of iterations. With ``card_payoffs`` the matrices it
+    names are applied by the linear card-removal sweep (module docstring) instead of dense
+    products: the same values up to rounding, much faster for hold'em's ``H``.
     """
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise ValueError(f"iterations must be a non-negative int, got {iterations!r}")
@@ -392,13 +536,22 @@ def solve(
     group_nodes = np.concatenate([nodes for _, nodes in groups]) if groups else np.zeros(0, np.int64)
     group_offsets = np.cumsum([0, *(len(nodes) for _, nodes in groups)]).astype(np.int64)
     group_matrix = np.array([matrix for matrix, _ in groups], dtype=np.int64)
-    matrices = np.ascontiguousarray(np.stack(subgame.matrices))
+    group_kind, order, sorted_ranks, cards = _card_structure(subgame, group_matrix, card_payoffs)
+    # Only dense matrices are stacked (card-structured ones are never multiplied); a group's
+    # matrix index is its place in that stack.
+    dense = [m for m in range(len(subgame.matrices)) if card_payoffs is None or m not in card_payoffs.kinds]
+    place = {m: index for index, m in enumerate(dense)}
+    stacked_index = np.array([place.get(int(m), 0) for m in group_matrix], dtype=np.int64)
+    if dense:
+        matrices = np.ascontiguousarray(np.stack([subgame.matrices[m] for m in dense]))
+    else:
+        matrices = np.zeros((1, 1, 1))
     matrices_transposed = np.ascontiguousarray(matrices.transpose(0, 2, 1))
     arrays = (
         subgame.kind, subgame.player.astype(np.int64), subgame.first_child.astype(np.int64),
         subgame.num_children.astype(np.int64), subgame.decisions.astype(np.int64),
-        group_nodes.astype(np.int64), group_offsets, group_matrix, subgame.scale, matrices,
-        matrices_transposed, subgame.reach, regret, average_sum, strategy,
+        group_nodes.astype(np.int64), group_offsets, stacked_index, group_kind, order, sorted_ranks, cards,
+        subgame.scale, matrices, matrices_transposed, subgame.reach, regret, average_sum, strategy,
     )  # fmt: skip
     done = 0
     chunk = 1
@@ -535,7 +688,11 @@ def blend(
 
 __all__ = [
     "DECISION",
+    "NO_CARD_STRUCTURE",
+    "SHARES_NO_CARD",
+    "SHOWDOWN",
     "TERMINAL",
+    "CardPayoffs",
     "Decision",
     "Solution",
     "Subgame",

@@ -523,6 +523,7 @@ def solve_turn(
     rollout_raises: int | None = DEFAULT_ROLLOUT_RAISES,
     bias: float = DEFAULT_BIAS,
     safe: bool = False,
+    opponent_threshold: float | None = None,
 ) -> TurnSolution:
     """Beliefs, the turn subgame with its leaves, and CFR+ at the turn decision ``state``.
 
@@ -540,7 +541,7 @@ def solve_turn(
     num_slots = blueprint.game.bets.num_slots
     if iterations == 0:
         return TurnSolution(np.zeros((NUM_COMBOS, num_slots)), 0, time.perf_counter() - started)
-    beliefs = public_beliefs(blueprint, state, threshold=threshold)
+    beliefs = public_beliefs(blueprint, state, threshold=threshold, opponent_threshold=opponent_threshold)
     searcher = state.to_act
     assert searcher is not None
     hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))

@@ -50,6 +50,8 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
         None,
         5,
     )
+    assert agent.opponent_threshold is None
+    assert make_agent("search:checkpoints/hunl_tiny?opponent_threshold=0").opponent_threshold == 0.0  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -59,6 +61,11 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
         ("search:checkpoints/hunl_tiny?safe=yes", "safe='yes' is not 0 or 1"),
         ("search:checkpoints/hunl_tiny?iterations=-1", "iterations='-1' is not a non-negative whole number"),
         ("search:checkpoints/hunl_tiny?budget_ms=0", "budget_ms 0.0 is not a positive number"),
+        ("search:checkpoints/hunl_tiny?opponent_threshold=x", "opponent_threshold='x' is not a number"),
+        (
+            "search:checkpoints/hunl_tiny?opponent_threshold=1",
+            r"opponent_threshold 1.0 is not a number in \[0, 1\)",
+        ),
         ("search:runs/x.pt", "runs/x.pt"),
     ],
 )

@@ -113,6 +113,38 @@ def test_a_combo_the_thresholded_blueprint_never_plays_this_way_has_belief_zero(
     assert np.all(public_beliefs(blueprint, state, threshold=0.0)[0, never] > 0)
 
 
+def test_opponent_threshold_widens_only_the_opponents_range(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)
+    assert state.to_act == 1, "player 1 searches; player 0 is the opponent"
+    thresholded = public_beliefs(blueprint, state, threshold=0.3)
+    raw = public_beliefs(blueprint, state, threshold=0.0)
+    mixed = public_beliefs(blueprint, state, threshold=0.3, opponent_threshold=0.0)
+    np.testing.assert_allclose(mixed[0], raw[0])
+    np.testing.assert_allclose(mixed[1], thresholded[1])
+    assert np.count_nonzero(mixed[0]) > np.count_nonzero(thresholded[0])
+    over = state.clone()
+    over.apply(Action(1, ActionKind.CHECK, 0))
+    over.apply(Action(0, ActionKind.CHECK, 0))
+    with pytest.raises(ValueError, match="opponent_threshold needs a player to act"):
+        public_beliefs(blueprint, over, opponent_threshold=0.0)
+
+
+def test_the_agent_solves_with_its_opponent_threshold(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)
+    agent = SearchAgent(blueprint, threshold=0.3, iterations=20, budget_ms=None, opponent_threshold=0.0)
+    solution = agent.river_solution(Observation.from_state(state))
+    expected = solve_river(
+        blueprint, state, iterations=20, threshold=0.3, max_raises=agent.max_raises, opponent_threshold=0.0
+    )
+    np.testing.assert_allclose(solution.strategy, expected.strategy)
+    assert solution.num_hands == expected.num_hands
+    default = SearchAgent(blueprint, threshold=0.3, iterations=20, budget_ms=None)
+    assert default.river_solution(Observation.from_state(state)).num_hands < solution.num_hands
+    for bad in (True, -0.1, 1.0, "0"):
+        with pytest.raises(ValueError, match="opponent_threshold"):
+            SearchAgent(blueprint, opponent_threshold=bad)  # type: ignore[arg-type]
+
+
 def test_an_off_menu_opponent_bet_is_translated(blueprint: Blueprint) -> None:
     state = scripted(blueprint, OFF_MENU)
     assert state.to_act == 0 and state.street == 3

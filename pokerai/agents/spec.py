@@ -23,7 +23,8 @@ budget), e.g.
 at any size on the river search's menu (the blueprint's may cap it at a few
 pots). ``opponent_threshold=T`` thresholds the blueprint at ``T`` instead
 of ``threshold`` where it models the opponent's past actions in the beliefs
-(``0``: every action the network plays at all). ``turn=1`` also searches the
+of the river, turn and preflop solves (``0``: every action the network plays
+at all). ``turn=1`` also searches the
 turn, depth-limited (:mod:`pokerai.search.turn`), with ``turn_budget_ms``
 (the turn solve's milliseconds after its leaves are built, default 1000;
 ``none``), ``turn_max_raises`` (default 1), ``turn_leaves`` (``depth_limited``,

@@ -241,6 +241,17 @@ class CardPayoffs:
 
 
 @numba.njit(cache=True)
+def _add_hands(r, order, start, stop, cards, per_card, total):
+    """Add the weights ``r`` of hands ``order[start:stop]`` to ``per_card`` (per card held); the new total."""
+    for q in range(start, stop):
+        j = order[q]
+        total += r[j]
+        per_card[cards[j, 0]] += r[j]
+        per_card[cards[j, 1]] += r[j]
+    return total
+
+
+@numba.njit(cache=True)
 def _card_products(reach, kind, order, sorted_ranks, cards, out):
     """``out[t, i] = sum_j M[i, j] reach[t, j]`` for a card-structured ``M`` (:class:`CardPayoffs`).
 
@@ -273,11 +284,7 @@ def _card_products(reach, kind, order, sorted_ranks, cards, out):
             for q in range(start, stop):
                 i = order[q]
                 out[t, i] = total - per_card[cards[i, 0]] - per_card[cards[i, 1]]
-            for q in range(start, stop):
-                j = order[q]
-                total += r[j]
-                per_card[cards[j, 0]] += r[j]
-                per_card[cards[j, 1]] += r[j]
+            total = _add_hands(r, order, start, stop, cards, per_card, total)
             start = stop
         per_card[:] = 0.0
         total = 0.0
@@ -289,11 +296,7 @@ def _card_products(reach, kind, order, sorted_ranks, cards, out):
             for q in range(start, stop):
                 i = order[q]
                 out[t, i] -= total - per_card[cards[i, 0]] - per_card[cards[i, 1]]
-            for q in range(start, stop):
-                j = order[q]
-                total += r[j]
-                per_card[cards[j, 0]] += r[j]
-                per_card[cards[j, 1]] += r[j]
+            total = _add_hands(r, order, start, stop, cards, per_card, total)
             stop = start
 
 

@@ -11,7 +11,9 @@ small enough to solve at the table. Three steps, all vectorised over the
    combinations that hold no board card, and after every action in the
    history multiply the acting player's range by the probability the
    blueprint gives that action holding each combination (one batched network
-   call per past decision). An opponent raise that is not on the blueprint's
+   call per past decision; a preflop decision's answers for all 1,326
+   combinations are kept per preflop history, since they do not depend on the
+   board). An opponent raise that is not on the blueprint's
    menu enters through :func:`~pokerai.abstraction.bets.translate`: its
    probability is the sum over the translated slots of weight × blueprint
    probability. The probabilities are the *thresholded* ones the blueprint
@@ -53,6 +55,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -237,6 +241,41 @@ def action_slots(
     return translate(state, action.amount, abstraction)
 
 
+PREFLOP_CACHE_SIZE = 256
+"""Preflop public histories whose blueprint probabilities :func:`public_beliefs` keeps per blueprint
+(each float64 ``[1326, num_slots]``, about 85 kB with 8 slots)."""
+
+_PREFLOP_PROBABILITIES: weakref.WeakKeyDictionary[
+    Blueprint, OrderedDict[Any, tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]]
+] = weakref.WeakKeyDictionary()
+
+
+def _history_probabilities(
+    blueprint: Blueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
+) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
+    """:func:`combo_probabilities` (unthresholded) for ``candidates`` at a past decision ``state``.
+
+    A preflop decision does not depend on the board, so its probabilities are asked for all
+    1,326 combinations at once and kept per public history (the last
+    :data:`PREFLOP_CACHE_SIZE`): every later hand with that preflop history reuses them.
+    """
+    if state.street != Street.PREFLOP:
+        return combo_probabilities(blueprint, state, candidates, 0.0)
+    cache = _PREFLOP_PROBABILITIES.setdefault(blueprint, OrderedDict())
+    key = (state.config, state.button, tuple(state.history))
+    entry = cache.get(key)
+    if entry is None:
+        entry = combo_probabilities(blueprint, state, np.arange(NUM_COMBOS), 0.0)
+        entry[2].flags.writeable = False
+        cache[key] = entry
+        while len(cache) > max(PREFLOP_CACHE_SIZE, 0):
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    legal, amounts, probabilities = entry
+    return legal, list(amounts), probabilities[candidates]  # copies: the entry stays as it was
+
+
 def public_beliefs(
     blueprint: Blueprint,
     state: HUNLState,
@@ -281,7 +320,7 @@ def public_beliefs(
         actor = replay.to_act
         assert actor is not None and actor == action.player, "the history replays on its own deal"
         candidates = live[weights[actor, live] > 0]
-        legal, amounts, raw = combo_probabilities(blueprint, replay, candidates, 0.0)
+        legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
         pairs = action_slots(replay, action, legal, amounts, abstraction)
         if not pairs:  # a raise past the menu's cap: the blueprint has no such action
             replay.apply(action)
@@ -325,6 +364,39 @@ def river_ranks(board: tuple[int, ...]) -> tuple[npt.NDArray[np.int64], npt.NDAr
     return hands, ranks
 
 
+COMBO_BITS: npt.NDArray[np.uint64] = (np.uint64(1) << ALL_COMBOS[:, 0].astype(np.uint64)) | (
+    np.uint64(1) << ALL_COMBOS[:, 1].astype(np.uint64)
+)
+"""uint64 ``[1326]``: each combination's two cards as bits (two combinations share a card where the
+bitwise and of theirs is not 0)."""
+
+
+def river_pair_matrices(
+    board: tuple[int, ...], rows: npt.NDArray[np.int64], columns: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The valid-pair and showdown blocks of :func:`river_matrices` for ``rows`` against ``columns``.
+
+    ``rows`` and ``columns`` are combinations free of the five-card ``board`` (indices in
+    :data:`ALL_COMBOS`, ascending or not). Returns float64 ``[len(rows), len(columns)]``
+    blocks, computed from the card bits and the showdown ranks directly, without the
+    whole board's ``[1081, 1081]`` matrices. ValueError if a combination holds a board card.
+    """
+    possible, ranks = river_ranks(board)
+    indices = []
+    for hands in (rows, columns):
+        where = np.searchsorted(possible, hands)
+        found = possible[np.minimum(where, len(possible) - 1)]
+        if np.any(where >= len(possible)) or np.any(found != hands):
+            listed = np.asarray(hands).tolist()
+            raise ValueError(f"hands {listed} are not all combinations free of board cards")
+        indices.append(where)
+    valid = (COMBO_BITS[rows][:, np.newaxis] & COMBO_BITS[columns][np.newaxis, :]) == 0
+    row_ranks, column_ranks = ranks[indices[0]], ranks[indices[1]]
+    wins = np.greater.outer(row_ranks, column_ranks).astype(np.int8)
+    showdown = wins - np.less.outer(row_ranks, column_ranks)
+    return valid.astype(np.float64), np.where(valid, showdown, 0).astype(np.float64)
+
+
 @functools.lru_cache(maxsize=8)
 def river_matrices(
     board: tuple[int, ...],
@@ -334,12 +406,11 @@ def river_matrices(
     Returns ``hands`` int64 ``[H]`` (as :func:`river_ranks`) and float64 ``[H, H]``
     matrices: the valid-pair matrix (1 where the two hands share no card, else 0) and the
     showdown matrix (+1 where hand ``i`` beats hand ``j``, −1 where it loses, 0 on ties and
-    invalid pairs). Cached for the last few boards (read-only arrays).
+    invalid pairs). Cached for the last few boards (read-only arrays). The river search
+    builds only the blocks it needs (:func:`river_pair_matrices`).
     """
-    hands, ranks = river_ranks(board)
-    membership = CARD_IN_COMBO[:, hands].astype(np.float64)  # [52, H]
-    valid = (membership.T @ membership == 0).astype(np.float64)
-    showdown = np.sign(ranks[:, np.newaxis] - ranks[np.newaxis, :]).astype(np.float64) * valid
+    hands, _ = river_ranks(board)
+    valid, showdown = river_pair_matrices(board, hands, hands)
     for array in (valid, showdown):
         array.flags.writeable = False
     return hands, valid, showdown
@@ -440,16 +511,17 @@ def build_river_subgame(
     reach = np.asarray(beliefs, dtype=np.float64)
     if reach.shape != (2, NUM_COMBOS):
         raise ValueError(f"beliefs must have shape [2, {NUM_COMBOS}], got {list(reach.shape)}")
-    possible, valid, showdown = river_matrices(tuple(state.board))
+    board = tuple(state.board)
     if hands is None:
-        hands = possible
+        hands, valid, showdown = river_matrices(board)
     else:
         hands = np.asarray(hands, dtype=np.int64)
-        rows = np.searchsorted(possible, hands)
-        if np.any(rows >= len(possible)) or np.any(possible[np.minimum(rows, len(possible) - 1)] != hands):
-            raise ValueError(f"subgame hands {hands.tolist()} are not all combinations free of board cards")
-        valid = valid[np.ix_(rows, rows)]
-        showdown = showdown[np.ix_(rows, rows)]
+        try:
+            valid, showdown = river_pair_matrices(board, hands, hands)
+        except ValueError:
+            raise ValueError(
+                f"subgame hands {hands.tolist()} are not all combinations free of board cards"
+            ) from None
 
     states: dict[int, HUNLState] = {}
 
@@ -639,7 +711,7 @@ def solve_river(
         solution = inner_solution(solution, river.subgame)
     slots = np.asarray(river.root_slots)
     strategy = np.zeros((NUM_COMBOS, num_slots))
-    possible = river_matrices(tuple(state.board))[0]
+    possible = river_ranks(tuple(state.board))[0]
     outside = possible[beliefs[searcher, possible] == 0]
     if len(outside):
         values = _best_response_root_values(river, solution.average, outside)  # [children, outside]
@@ -680,17 +752,17 @@ def _best_response_root_values(
         reach[children.start : children.stop] = (
             reach[node] * average[children.start : children.stop] if own else reach[node]
         )
-    possible = river_matrices(river.board)[0]
-    rows = np.searchsorted(possible, hands)
-    columns = np.searchsorted(possible, river.hands)
+    # Player 0's payoff is M[i, j] with player 0 holding i; player 1 holding i gets -M[j, i].
+    if searcher == 0:
+        blocks = river_pair_matrices(river.board, hands, river.hands)  # [len(hands), subgame hands]
+    else:
+        blocks = tuple(-block.T for block in river_pair_matrices(river.board, river.hands, hands))
     values = np.zeros((subgame.num_nodes, len(hands)))
     for matrix_index in (FOLD_MATRIX, SHOWDOWN_MATRIX):
         nodes = np.flatnonzero((subgame.kind == TERMINAL) & (subgame.matrix == matrix_index))
         if not len(nodes):
             continue
-        full = river_matrices(river.board)[1 + matrix_index]
-        # Player 0's payoff is M[i, j] with player 0 holding i; player 1 holding i gets -M[j, i].
-        block = full[np.ix_(rows, columns)] if searcher == 0 else -full[np.ix_(columns, rows)].T
+        block = blocks[matrix_index]
         values[nodes] = subgame.scale[nodes, np.newaxis] * (reach[nodes] @ block.T)
     back_up_values(subgame, values, searcher, None)
     root = subgame.children(0)
@@ -752,9 +824,11 @@ def search_decision(
 __all__ = [
     "ALL_COMBOS",
     "CARD_IN_COMBO",
+    "COMBO_BITS",
     "COMBO_INDEX",
     "FOLD_MATRIX",
     "NUM_COMBOS",
+    "PREFLOP_CACHE_SIZE",
     "SHOWDOWN_MATRIX",
     "RiverSolution",
     "RiverSubgame",
@@ -769,6 +843,7 @@ __all__ = [
     "public_beliefs",
     "river_card_payoffs",
     "river_matrices",
+    "river_pair_matrices",
     "river_ranks",
     "search_decision",
     "search_probabilities",

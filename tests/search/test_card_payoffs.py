@@ -9,6 +9,9 @@ from pokerai.abstraction.bets import BetAbstraction
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, HUNLConfig, HUNLState
 from pokerai.search.hunl import (
+    ALL_COMBOS,
+    CARD_IN_COMBO,
+    COMBO_INDEX,
     FOLD_MATRIX,
     NUM_COMBOS,
     SHOWDOWN_MATRIX,
@@ -16,6 +19,8 @@ from pokerai.search.hunl import (
     build_river_subgame,
     river_card_payoffs,
     river_matrices,
+    river_pair_matrices,
+    river_ranks,
 )
 from pokerai.search.subgame import (
     SHARES_NO_CARD,
@@ -48,6 +53,30 @@ def test_sweep_matches_dense_products(board_text: str) -> None:
         fast = np.empty_like(reach)
         _card_products(reach, kind, order, structure.ranks[order], structure.cards, fast)
         np.testing.assert_allclose(fast, reach @ matrix.T, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("board_text", BOARDS)
+def test_pair_blocks_match_the_boards_matrices(board_text: str) -> None:
+    board = tuple(parse_cards(board_text))
+    hands, valid, showdown = river_matrices(board)
+    rng = np.random.default_rng(5)
+    rows = rng.choice(len(hands), size=300, replace=False)  # unsorted, so that order does not matter
+    columns = np.sort(rng.choice(len(hands), size=500, replace=False))
+    block_valid, block_showdown = river_pair_matrices(board, hands[rows], hands[columns])
+    np.testing.assert_array_equal(block_valid, valid[np.ix_(rows, columns)])
+    np.testing.assert_array_equal(block_showdown, showdown[np.ix_(rows, columns)])
+    # Oracle for the whole matrices: shared cards counted by a product of card memberships, and
+    # the showdown ranks of the evaluator.
+    _, ranks = river_ranks(board)
+    membership = CARD_IN_COMBO[:, hands].astype(np.float64)
+    expected_valid = (membership.T @ membership == 0).astype(np.float64)
+    np.testing.assert_array_equal(valid, expected_valid)
+    np.testing.assert_array_equal(showdown, np.sign(ranks[:, None] - ranks[None, :]) * expected_valid)
+    for i, j in rng.integers(0, len(hands), size=(50, 2)):
+        shared = bool(set(ALL_COMBOS[hands[i]]) & set(ALL_COMBOS[hands[j]]))
+        assert valid[i, j] == (0.0 if shared else 1.0)
+    with pytest.raises(ValueError, match="free of board cards"):
+        river_pair_matrices(board, np.array([COMBO_INDEX[board[0], board[1]]]), hands[:3])
 
 
 def river_subgame_for(board_text: str) -> tuple[HUNLState, RiverSubgame]:

@@ -145,6 +145,67 @@ def test_the_agent_solves_with_its_opponent_threshold(blueprint: Blueprint) -> N
             SearchAgent(blueprint, opponent_threshold=bad)  # type: ignore[arg-type]
 
 
+def test_cached_preflop_probabilities_give_the_beliefs_of_fresh_network_calls(
+    blueprint: Blueprint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Oracle: every past decision asked of the network afresh, over the hands still in the range."""
+    from pokerai.search import hunl
+
+    original = hunl.combo_probabilities
+
+    def fresh(
+        model: Blueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
+    ) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
+        return original(model, state, candidates, 0.0)
+
+    def played(button: int, deck: list[int], actions: list[tuple[int, ActionKind, int]]) -> HUNLState:
+        state = HUNLState.new(blueprint.game.config, button, deck=deck)
+        for player, kind, amount in actions:
+            state.apply(Action(player if button == 0 else 1 - player, kind, amount))
+        return state
+
+    other_deck = parse_cards("2s3s 4d6h JcTc8d Kh Ad")
+    spots = {
+        "checked down": scripted(blueprint, CHECKED_DOWN),
+        "same preflop, other board": played(0, other_deck, CHECKED_DOWN),
+        "other button": played(1, DECK, CHECKED_DOWN),
+        "off menu": scripted(blueprint, OFF_MENU),
+    }
+    with monkeypatch.context() as patch:
+        patch.setattr(hunl, "_history_probabilities", fresh)
+        expected = {name: public_beliefs(blueprint, state, threshold=0.3) for name, state in spots.items()}
+
+    full_calls: list[int] = []  # network calls over all 1,326 combinations: preflop cache misses
+
+    def counted(
+        model: Blueprint, state: HUNLState, combos: npt.NDArray[np.int64], threshold: float = 0.0
+    ) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
+        full_calls.append(len(combos) == NUM_COMBOS)
+        return original(model, state, combos, threshold)
+
+    monkeypatch.setattr(hunl, "combo_probabilities", counted)
+    hunl._PREFLOP_PROBABILITIES.pop(blueprint, None)
+    # Two preflop decisions each (limp, check); the off-menu spot (raise, call) shares only the
+    # first (the empty history).
+    for name, misses in (
+        ("checked down", 2),
+        ("same preflop, other board", 0),
+        ("other button", 2),
+        ("off menu", 1),
+        ("checked down", 0),
+    ):
+        full_calls.clear()
+        found = public_beliefs(blueprint, spots[name], threshold=0.3)
+        assert sum(full_calls) == misses, name
+        np.testing.assert_allclose(found, expected[name], rtol=1e-6, atol=1e-12)
+    assert len(hunl._PREFLOP_PROBABILITIES[blueprint]) == 5
+    monkeypatch.setattr(hunl, "PREFLOP_CACHE_SIZE", 2)
+    hunl._PREFLOP_PROBABILITIES.pop(blueprint, None)
+    for name, state in spots.items():
+        np.testing.assert_allclose(public_beliefs(blueprint, state, threshold=0.3), expected[name], rtol=1e-6)
+        assert len(hunl._PREFLOP_PROBABILITIES[blueprint]) <= 2
+
+
 def test_an_off_menu_opponent_bet_is_translated(blueprint: Blueprint) -> None:
     state = scripted(blueprint, OFF_MENU)
     assert state.to_act == 0 and state.street == 3

@@ -516,12 +516,7 @@ def build_river_subgame(
         hands, valid, showdown = river_matrices(board)
     else:
         hands = np.asarray(hands, dtype=np.int64)
-        try:
-            valid, showdown = river_pair_matrices(board, hands, hands)
-        except ValueError:
-            raise ValueError(
-                f"subgame hands {hands.tolist()} are not all combinations free of board cards"
-            ) from None
+        valid, showdown = river_pair_matrices(board, hands, hands)  # ValueError on a board card
 
     states: dict[int, HUNLState] = {}
 

@@ -6,6 +6,8 @@ far, the public action history, stacks, bets and the legal action bounds --
 and returns a legal engine ``Action``. Agents that can say how likely each
 action is (needed by local best response, which updates a range over the
 agent's hidden cards by Bayes' rule) also implement ``action_probability``.
+When a hand is over, ``end_hand`` tells each seat what it saw (a
+``HandSummary``: the opponent's cards only if they were shown at a showdown).
 """
 
 from __future__ import annotations
@@ -85,13 +87,60 @@ class Observation:
         return Action(self.player, ActionKind.RAISE, clamped)
 
 
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """What one seat sees of a hand that is over: the public hand, its own cards and, if the
+    hand went to a showdown, the opponent's. Given to :meth:`Agent.end_hand`."""
+
+    player: int
+    """The seat the agent played, 0 or 1."""
+    button: int
+    config: HUNLConfig
+    hole_cards: tuple[int, int]
+    board: tuple[int, ...]
+    """Board cards dealt before the hand ended (0, 3, 4 or 5)."""
+    history: tuple[Action, ...]
+    street_starts: tuple[int, ...]
+    """``history`` index where each street reached began (preflop first)."""
+    opponent_cards: tuple[int, int] | None
+    """The opponent's hole cards when they were shown (a showdown), else None."""
+    returns: tuple[int, int]
+    """Chips won (lost if negative) by each player."""
+
+    @classmethod
+    def from_state(cls, state: HUNLState, player: int) -> HandSummary:
+        """The summary for ``player`` of the finished hand ``state``."""
+        if not state.is_over:
+            raise ValueError("the hand is not over: there is no summary of it yet")
+        if player not in (0, 1):
+            raise ValueError(f"player {player!r} is not 0 or 1")
+        other = 1 - player
+        shown = state.folded is None and state.hole_cards_known[other]
+        return cls(
+            player=player,
+            button=state.button,
+            config=state.config,
+            hole_cards=state.hole_cards(player),
+            board=state.board,
+            history=tuple(state.history),
+            street_starts=tuple(state.street_starts),
+            opponent_cards=state.hole_cards(other) if shown else None,
+            returns=state.returns(),
+        )
+
+
 class Agent(ABC):
-    """A hold'em player. Subclasses implement ``act``; stateful agents may use ``begin_hand``."""
+    """A hold'em player. Subclasses implement ``act``; stateful agents may use ``begin_hand`` and
+    ``end_hand``."""
 
     name: str = "agent"
 
     def begin_hand(self, player: int, button: int) -> None:  # noqa: B027 -- optional hook
         """Called before each hand with the agent's player index and the button."""
+
+    def end_hand(self, summary: HandSummary) -> None:  # noqa: B027 -- optional hook
+        """Called after each hand of a match or session with what this seat saw of it (the
+        opponent's cards only at a showdown). An agent that learns about its opponent uses it."""
 
     @abstractmethod
     def act(self, observation: Observation, rng: np.random.Generator) -> Action:

@@ -40,6 +40,22 @@ action the network gives any probability, so an opponent who is not this
 blueprint keeps a range of plausible hands instead of the few the thresholded
 blueprint would have played that way.
 
+``check_cap`` turns on an opponent model learnt during the match
+(:class:`~pokerai.agents.opponent.RiverCheckCap`, fed by :meth:`end_hand`):
+after ``cap_min_showdowns`` showdowns in which the opponent had opened the
+river with a check, the river search keeps only a small part of its belief in
+opponent hands stronger than any it has shown after such a check, whenever it
+has checked again. Off by default; it changes nothing before those showdowns
+and nothing once the opponent has shown a check with a near-best hand.
+``responses`` turns on a second one
+(:class:`~pokerai.agents.opponent.RiverResponses`): how often the opponent
+folded, called and raised when the agent made the first bet of the river, by
+bet size and by whether it had checked first. Where the agent opens the river
+betting, the solve then mixes into the opponent's answer to each bet the
+strategy that folds its weakest hands, raises its strongest and calls with the
+rest in those shares, trusted ``n / (n + response_prior)`` after ``n``
+answers (:func:`~pokerai.search.hunl.response_strategies`).
+
 The solve depends only on the public state (module docstring of
 :mod:`pokerai.search.hunl`), so the agent keeps the last few solutions keyed on
 the public state: :meth:`action_probability` asked for all 1,326 hands at one
@@ -55,11 +71,13 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import slot_actions
-from pokerai.agents.base import Observation
+from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, public_key, replay_observation
+from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS, RiverCheckCap, RiverResponses
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.hunl import (
+    DEFAULT_RESPONSE_PRIOR,
     RiverSolution,
     combo_index,
     search_probabilities,
@@ -116,6 +134,10 @@ class SearchAgent(BlueprintAgent):
     ``river_cards`` (at least 5, or None for all 48). ``preflop`` also searches
     preflop decisions, with ``preflop_budget_ms`` (positive or None) and
     ``preflop_max_raises`` (as ``max_raises``). ``allin`` is the blueprint agent's.
+    ``check_cap`` (with ``cap_min_showdowns``, a positive whole number) learns the
+    opponent's river check cap from showdowns, ``responses`` (with ``response_prior``, a
+    positive number; not with ``safe``) how it answers the agent's first river bet (module
+    docstring).
     """
 
     name = "search"
@@ -142,8 +164,22 @@ class SearchAgent(BlueprintAgent):
         allin: str = "policy",
         river_allin: bool = False,
         opponent_threshold: float | None = None,
+        check_cap: bool = False,
+        cap_min_showdowns: int = DEFAULT_MIN_SHOWDOWNS,
+        responses: bool = False,
+        response_prior: float = DEFAULT_RESPONSE_PRIOR,
     ) -> None:
         super().__init__(blueprint, sample=sample, threshold=threshold, allin=allin)
+        if not isinstance(check_cap, bool):
+            raise ValueError(f"check_cap {check_cap!r} is not true or false")
+        self.check_model = RiverCheckCap(cap_min_showdowns) if check_cap else None
+        """The opponent model of ``check_cap`` (learnt in :meth:`end_hand`), or None."""
+        if not isinstance(responses, bool):
+            raise ValueError(f"responses {responses!r} is not true or false")
+        if responses and safe:
+            raise ValueError("responses does not work with safe (the gadget's tree has no modelled nodes)")
+        self.response_model = RiverResponses(response_prior) if responses else None
+        """The opponent model of ``responses`` (learnt in :meth:`end_hand`), or None."""
         if opponent_threshold is not None and (
             isinstance(opponent_threshold, bool)
             or not isinstance(opponent_threshold, (int, float))
@@ -221,12 +257,29 @@ class SearchAgent(BlueprintAgent):
         self.turn_solves = 0
         """Turn solves run so far (cache misses)."""
 
+    def end_hand(self, summary: HandSummary) -> None:
+        """Learn from the finished hand: with ``check_cap`` its showdown (:class:`RiverCheckCap`),
+        with ``responses`` the answer to the agent's first river bet (:class:`RiverResponses`)."""
+        if self.check_model is not None:
+            self.check_model.observe(summary)
+        if self.response_model is not None:
+            self.response_model.observe(summary)
+
+    @property
+    def opponent_cap(self) -> float | None:
+        """The river strength cap of the opponent's check that the river search uses, or None."""
+        return None if self.check_model is None else self.check_model.cap
+
     def _cached(
-        self, observation: Observation, solve: Callable[[HUNLState], RiverSolution | TurnSolution]
+        self,
+        observation: Observation,
+        solve: Callable[[HUNLState], RiverSolution | TurnSolution],
+        model: Any = None,
     ) -> RiverSolution | TurnSolution:
-        """The solution at ``observation``'s public state: from the cache, or ``solve`` of its replay."""
+        """The solution at ``observation``'s public state (and ``model``, what the solve knows of
+        the opponent): from the cache, or ``solve`` of its replay."""
         solution, solved = self._solutions.get(
-            public_key(observation), lambda: solve(replay_observation(observation))
+            (public_key(observation), model), lambda: solve(replay_observation(observation))
         )
         self.solves += solved
         return solution
@@ -253,6 +306,8 @@ class SearchAgent(BlueprintAgent):
 
     def river_solution(self, observation: Observation) -> RiverSolution:
         """The solved river subgame at ``observation``'s public state (cached; hole cards unused)."""
+        cap = self.opponent_cap
+        responses = None if self.response_model is None else self.response_model.snapshot
         solution = self._cached(
             observation,
             lambda state: solve_river(
@@ -265,7 +320,10 @@ class SearchAgent(BlueprintAgent):
                 safe=self.safe,
                 bets=self._river_bets,
                 opponent_threshold=self.opponent_threshold,
+                opponent_cap=cap,
+                opponent_responses=responses,
             ),
+            (cap, responses),
         )
         assert isinstance(solution, RiverSolution)
         return solution

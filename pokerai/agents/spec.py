@@ -79,6 +79,7 @@ def _blueprint(path: str) -> Agent:
 
 def _search(path: str) -> Agent:
     from pokerai.agents.blueprint import ALLIN_ANSWERS
+    from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS
     from pokerai.agents.search import (
         DEFAULT_BUDGET_MS,
         DEFAULT_FULL_ITERATIONS,
@@ -90,6 +91,7 @@ def _search(path: str) -> Agent:
         DEFAULT_TURN_MAX_RAISES,
         load_search_agent,
     )
+    from pokerai.search.hunl import DEFAULT_RESPONSE_PRIOR
     from pokerai.search.turn import DEFAULT_RIVER_CARDS
 
     path, options = _options(
@@ -98,7 +100,7 @@ def _search(path: str) -> Agent:
             "threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe",
             "turn", "turn_budget_ms", "turn_max_raises", "turn_leaves", "river_cards",
             "preflop", "preflop_budget_ms", "preflop_max_raises", "allin", "river_allin",
-            "opponent_threshold",
+            "opponent_threshold", "check_cap", "cap_showdowns", "responses", "response_prior",
         },
     )  # fmt: skip
     threshold = _number(options.get("threshold", "0"), "threshold")
@@ -150,6 +152,20 @@ def _search(path: str) -> Agent:
     river_allin = options.get("river_allin", "0")
     if river_allin not in ("0", "1"):
         raise ValueError(f"river_allin={river_allin!r} is not 0 or 1")
+    check_cap = options.get("check_cap", "0")
+    if check_cap not in ("0", "1"):
+        raise ValueError(f"check_cap={check_cap!r} is not 0 or 1")
+    if check_cap == "0" and "cap_showdowns" in options:
+        raise ValueError("cap_showdowns= needs check_cap=1 (it does nothing without the opponent model)")
+    cap_showdowns = _whole_number(options.get("cap_showdowns", str(DEFAULT_MIN_SHOWDOWNS)), "cap_showdowns")
+    if cap_showdowns < 1:
+        raise ValueError(f"cap_showdowns={cap_showdowns} is not a positive whole number")
+    responses = options.get("responses", "0")
+    if responses not in ("0", "1"):
+        raise ValueError(f"responses={responses!r} is not 0 or 1")
+    if responses == "0" and "response_prior" in options:
+        raise ValueError("response_prior= needs responses=1 (it does nothing without the opponent model)")
+    response_prior = _number(options.get("response_prior", str(DEFAULT_RESPONSE_PRIOR)), "response_prior")
     return load_search_agent(
         path,
         sample=purify == "0",
@@ -170,6 +186,10 @@ def _search(path: str) -> Agent:
         allin=allin,
         river_allin=river_allin == "1",
         opponent_threshold=opponent_threshold,
+        check_cap=check_cap == "1",
+        cap_min_showdowns=cap_showdowns,
+        responses=responses == "1",
+        response_prior=response_prior,
     )
 
 

@@ -46,7 +46,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.cli.arguments import seed
 from pokerai.cli.play import load_agent
 from pokerai.engine.history import ACPCLine, acpc_betting, parse_acpc
@@ -191,6 +191,7 @@ class ACPCClient:
             self.hand_over = True
             self.tally.hands += 1
             self.tally.chips += state.returns()[parsed.viewer]
+            self.agent.end_hand(HandSummary.from_state(state, parsed.viewer))
             return None
         if state.to_act != parsed.viewer:
             return None

@@ -39,7 +39,7 @@ from typing import Any, TextIO
 import numpy as np
 
 import pokerai
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.agents.spec import make_agent
 from pokerai.cli.arguments import count, seed
 from pokerai.engine.cards import format_cards
@@ -444,6 +444,7 @@ class PlaySession:
             raise _Quit from None
 
     def _finish_hand(self, state: HUNLState) -> None:
+        self.opponent.end_hand(HandSummary.from_state(state, BOT))
         returns = state.returns()
         mine = returns[HUMAN]
         if state.folded is None:

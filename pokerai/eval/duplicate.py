@@ -16,10 +16,19 @@ between different agents the shared streams only lower the variance. Pass
 ``mirror_randomness=False`` to give every hand and seat its own independent
 stream instead. Results depend only on ``seed`` and the pair count, never on
 the number of worker processes (agents must not carry state from hand to hand
-that changes how they play; ``begin_hand`` is called before each hand).
+that changes how they play; ``begin_hand`` is called before each hand). The
+exception is an agent that learns about its opponent from ``end_hand``
+(called after each hand, for both seats, with a
+:class:`~pokerai.agents.base.HandSummary`): each worker process holds its own
+copy, which learns from the chunks of pairs that worker happens to take, so with
+more than one worker its results depend on the workers' timing and are not
+reproducible hand for hand. With one worker the caller's agent itself learns,
+and keeps what it learnt after the match.
 
 Agents see only ``Observation.from_state(state)`` for their own seat: never the
-engine state, so never the opponent's hole cards or the undealt board.
+engine state, so never the opponent's hole cards or the undealt board while the
+hand runs. After it, ``end_hand`` shows the opponent's cards only if the hand
+ended at a showdown.
 
 Swapped cards. With ``swap_cards`` each pair is played four times: the two
 hands above, then the same two with the players' hole cards exchanged, so
@@ -54,7 +63,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.engine.history import to_acpc
 from pokerai.engine.state import HUNLConfig, HUNLState
 
@@ -188,6 +197,8 @@ def _play_pairs(
                 agents[player].begin_hand(player, button)
             state = play_hand(HUNLState.new(config, button, deck=cards), agents, rngs)
             returns = check_conservation(state)
+            for player in (0, 1):
+                agents[player].end_hand(HandSummary.from_state(state, player))
             results[row, column] = returns[a_player]
             if log:
                 by_player = names if hand == 0 else (names[1], names[0])
@@ -380,7 +391,8 @@ def duplicate_match(
     """Play ``pairs`` duplicate deal pairs of A against B: ``2·pairs`` hands, or ``4·pairs`` (``swap_cards``).
 
     ``workers`` > 1 plays chunks of pairs in that many processes (the agents are
-    pickled to each once); the result is the same as with one. ``log_path``
+    pickled to each once); the result is the same as with one, unless an agent learns from
+    ``end_hand`` (module docstring). ``log_path``
     receives every hand's ACPC ``STATE`` line in hand order, written atomically.
     ``on_progress`` gets the number of pairs done. ``names`` label A and B in the
     result (default: the agents' ``name``).

@@ -364,6 +364,95 @@ def river_ranks(board: tuple[int, ...]) -> tuple[npt.NDArray[np.int64], npt.NDAr
     return hands, ranks
 
 
+@functools.lru_cache(maxsize=8)
+def river_strength(board: tuple[int, ...]) -> npt.NDArray[np.float64]:
+    """Each combination's showdown strength on the five-card ``board``: float64 ``[1326]``.
+
+    The share of the other combinations free of the board that it beats, ties counted half (card
+    removal ignored): 1 for a nuts no other combination ties, just under 1 when several do; 0 for
+    a combination holding a board card. Cached for the last few boards (read-only).
+    """
+    hands, ranks = river_ranks(board)
+    ordered = np.sort(ranks)
+    below = np.searchsorted(ordered, ranks, side="left")
+    equal = np.searchsorted(ordered, ranks, side="right") - below - 1  # the others of its rank
+    strength = np.zeros(NUM_COMBOS)
+    strength[hands] = (below + 0.5 * equal) / max(len(hands) - 1, 1)
+    strength.flags.writeable = False
+    return strength
+
+
+def opened_river_with_check(history: Sequence[Action], street_starts: Sequence[int], player: int) -> bool:
+    """Whether ``player`` made the first action of the river, and it was a check.
+
+    ``street_starts`` is the engine state's (the ``history`` index where each street began).
+    """
+    if len(street_starts) <= Street.RIVER or street_starts[Street.RIVER] >= len(history):
+        return False
+    first = history[street_starts[Street.RIVER]]
+    return first.player == player and first.kind == ActionKind.CHECK
+
+
+RESPONSE_SIZES = (0.6, 1.1, 3.0)
+"""Upper bounds of the bet-size buckets of :class:`ResponseCounts`, as fractions of the pot
+before the bet: up to 0.6, up to 1.1, up to 3, larger (on the shipped menu, all-in)."""
+DEFAULT_RESPONSE_PRIOR = 20.0
+"""Observations at which the response model is trusted half (the weight is n / (n + prior))."""
+
+
+def size_bucket(fraction: float) -> int:
+    """The bucket of a bet of ``fraction`` of the pot before it: 0, 1 or 2 (:data:`RESPONSE_SIZES`)."""
+    return sum(fraction > bound for bound in RESPONSE_SIZES)
+
+
+@dataclass(frozen=True)
+class ResponseCounts:
+    """How often the opponent folded, called and raised to the searcher's first river bet.
+
+    ``counts[context][bucket]`` is ``(folds, calls, raises)``; ``context`` 1 when the opponent
+    had checked first on the river, 0 when the searcher opened; ``bucket`` by
+    :func:`size_bucket`. ``prior`` as :data:`DEFAULT_RESPONSE_PRIOR`. Hashable, so a solve
+    can be cached on it.
+    """
+
+    counts: tuple[tuple[tuple[int, int, int], ...], ...]
+    prior: float = DEFAULT_RESPONSE_PRIOR
+
+    def shares(self, context: int, fraction: float) -> tuple[float, float, float] | None:
+        """``(weight, fold share, raise share)`` for a bet of ``fraction`` of the pot, or None
+        when no such bet was answered yet; ``weight`` is n / (n + prior)."""
+        folds, calls, raises = self.counts[context][size_bucket(fraction)]
+        total = folds + calls + raises
+        if total == 0:
+            return None
+        return total / (total + self.prior), folds / total, raises / total
+
+
+CAP_FLOOR = 0.05
+"""The factor :func:`capped_beliefs` leaves on an opponent hand above its cap (not 0, so that a
+cap learnt from too few showdowns cannot empty a range that holds only such hands)."""
+
+
+def capped_beliefs(
+    beliefs: npt.NDArray[np.float64], board: tuple[int, ...], opponent: int, cap: float
+) -> npt.NDArray[np.float64]:
+    """``beliefs`` float64 ``[2, 1326]`` with ``opponent``'s hands stronger than ``cap`` (by
+    :func:`river_strength` on ``board``) weighted :data:`CAP_FLOOR` times, rows summing to 1 again."""
+    if not 0.0 <= cap <= 1.0:
+        raise ValueError(f"a strength cap is a number in [0, 1], got {cap!r}")
+    result = beliefs.copy()
+    above = river_strength(tuple(board)) > cap
+    if not np.any(result[opponent, above] > 0):  # nothing to cap: the same beliefs, to the bit
+        return result
+    result[opponent, above] *= CAP_FLOOR
+    total = result[opponent].sum()
+    if total > 0:
+        result[opponent] /= total
+    else:  # not reached while the beliefs row sums to 1
+        result[opponent] = beliefs[opponent]
+    return result
+
+
 COMBO_BITS: npt.NDArray[np.uint64] = (np.uint64(1) << ALL_COMBOS[:, 0].astype(np.uint64)) | (
     np.uint64(1) << ALL_COMBOS[:, 1].astype(np.uint64)
 )
@@ -654,12 +743,20 @@ def solve_river(
     safe: bool = False,
     bets: BetAbstraction | None = None,
     opponent_threshold: float | None = None,
+    opponent_cap: float | None = None,
+    opponent_responses: ResponseCounts | None = None,
 ) -> RiverSolution:
     """Beliefs, river subgame and CFR+ at the river decision ``state`` (module docstring).
 
     ``bets`` is the menu of the subgame tree (default: the blueprint's); it must have the
     blueprint's slots (as :func:`with_any_allin` keeps them). Beliefs always use the
-    blueprint's menu; ``opponent_threshold`` is :func:`public_beliefs`'s.
+    blueprint's menu; ``opponent_threshold`` is :func:`public_beliefs`'s. ``opponent_cap``
+    (None: none), if the opponent opened the river with a check, keeps only
+    :data:`CAP_FLOOR` of the belief in each opponent hand of :func:`river_strength` above it
+    (:func:`capped_beliefs`): a model, learnt from its showdowns, of an opponent that checks
+    only hands up to that strength (:mod:`pokerai.agents.opponent`). ``opponent_responses``
+    (None: none; not with ``safe``) mixes a model of how the opponent answers the
+    searcher's first river bet into the solve (:func:`response_strategies`).
 
     With ``safe`` the subgame starts with the re-solving gadget
     (:func:`~pokerai.search.subgame.with_resolve_gadget`): the opponent may take,
@@ -683,12 +780,19 @@ def solve_river(
     beliefs = public_beliefs(blueprint, state, threshold=threshold, opponent_threshold=opponent_threshold)
     searcher = state.to_act
     assert searcher is not None
+    if opponent_cap is not None and opened_river_with_check(state.history, state.street_starts, 1 - searcher):
+        beliefs = capped_beliefs(beliefs, state.board, 1 - searcher, opponent_cap)
     hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
     menu = blueprint.game.bets if bets is None else bets
     if menu.num_slots != num_slots:
         raise ValueError(f"a search menu of {menu.num_slots} slots does not fit the blueprint's {num_slots}")
     river = build_river_subgame(state, menu, beliefs, max_raises=max_raises, hands=hands)
     solved_game = river.subgame
+    fixed = None
+    if opponent_responses is not None:
+        if safe:
+            raise ValueError("opponent_responses does not work with the safe gadget")
+        fixed = response_strategies(river, opponent_responses)
     if safe:
         assert river.root is not None
         solved_game = with_resolve_gadget(
@@ -701,7 +805,7 @@ def solve_river(
         )
     structure = river_card_payoffs(state.board, river.hands)  # the gadget keeps matrices 0 and 1
     remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - started))
-    solution = solve(solved_game, iterations, time_budget_s=remaining, card_payoffs=structure)
+    solution = solve(solved_game, iterations, time_budget_s=remaining, card_payoffs=structure, fixed=fixed)
     if safe:
         solution = inner_solution(solution, river.subgame)
     slots = np.asarray(river.root_slots)
@@ -725,6 +829,59 @@ def solve_river(
         river.subgame.num_nodes,
         river.subgame.num_hands,
     )
+
+
+def response_strategies(
+    river: RiverSubgame, counts: ResponseCounts
+) -> dict[int, tuple[float, npt.NDArray[np.float64]]]:
+    """The opponent's modelled answers to the searcher's first river bet, for :func:`solve`'s ``fixed``.
+
+    Only where the searcher opens the betting at the root (nothing to call): for each of
+    its bets, the node where the opponent answers gets the strategy that folds the weakest
+    hands of the opponent's root range (by :func:`river_strength`, weighted by its reach)
+    with the fold share of ``counts``, raises the strongest with the raise share (spread
+    evenly over the raise children; a call where none is left) and calls with the rest,
+    trusted with ``counts``' weight. A bet size ``counts`` has never seen gets no model.
+    """
+    subgame = river.subgame
+    root, states = river.root, river.decision_states
+    assert root is not None and states is not None
+    if states[0].call_amount != 0:
+        return {}
+    searcher = river.root_player
+    opponent = 1 - searcher
+    context = int(opened_river_with_check(states[0].history, states[0].street_starts, opponent))
+    reach = subgame.reach[opponent]
+    total = reach.sum()
+    if total <= 0:
+        return {}
+    strength = river_strength(river.board)[river.hands]
+    order = np.argsort(strength, kind="stable")
+    weakest_share = np.empty(len(order))  # the share of the range below each hand's middle
+    weakest_share[order] = (np.cumsum(reach[order]) - reach[order] / 2) / total
+    fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
+    for node, (slot, nested) in zip(subgame.children(0), root.children, strict=True):
+        if slot in (FOLD_SLOT, CHECK_CALL_SLOT) or not isinstance(nested, Decision):
+            continue
+        # The bet as a fraction of the pot before it, as RiverResponses counts it.
+        shares = counts.shares(context, states[node].bets[searcher] / states[0].pot)
+        if shares is None:
+            continue
+        weight, fold_share, raise_share = shares
+        labels = [int(label) for label, _ in nested.children]
+        raises = [index for index, label in enumerate(labels) if label not in (FOLD_SLOT, CHECK_CALL_SLOT)]
+        call = labels.index(CHECK_CALL_SLOT)
+        strategy = np.zeros((len(river.hands), len(labels)))
+        folds = weakest_share < fold_share
+        raising = (weakest_share > 1.0 - raise_share) & ~folds
+        strategy[folds, labels.index(FOLD_SLOT)] = 1.0
+        strategy[~folds & ~raising, call] = 1.0
+        if raises:
+            strategy[np.ix_(np.flatnonzero(raising), np.asarray(raises, dtype=np.int64))] = 1.0 / len(raises)
+        else:
+            strategy[raising, call] = 1.0
+        fixed[node] = (weight, strategy)
+    return fixed
 
 
 def _best_response_root_values(
@@ -818,30 +975,39 @@ def search_decision(
 
 __all__ = [
     "ALL_COMBOS",
+    "CAP_FLOOR",
     "CARD_IN_COMBO",
     "COMBO_BITS",
     "COMBO_INDEX",
+    "DEFAULT_RESPONSE_PRIOR",
     "FOLD_MATRIX",
     "NUM_COMBOS",
     "PREFLOP_CACHE_SIZE",
+    "RESPONSE_SIZES",
     "SHOWDOWN_MATRIX",
+    "ResponseCounts",
     "RiverSolution",
     "RiverSubgame",
     "action_slots",
     "blueprint_layout",
     "breadth_first",
     "build_river_subgame",
+    "capped_beliefs",
     "combo_index",
     "combo_probabilities",
     "combos_holding",
     "menu_children",
+    "opened_river_with_check",
     "public_beliefs",
+    "response_strategies",
     "river_card_payoffs",
     "river_matrices",
     "river_pair_matrices",
     "river_ranks",
+    "river_strength",
     "search_decision",
     "search_probabilities",
+    "size_bucket",
     "solve_river",
     "state_record",
     "threshold_probabilities",

@@ -391,9 +391,15 @@ def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]
 def _cfr_plus_iterations(
     kind, player, first_child, num_children, decisions, group_nodes, group_offsets, group_matrix,
     group_kind, order, sorted_ranks, cards,
-    scale, matrices, matrices_transposed, root_reach, regret, average_sum, strategy, first, count,
+    scale, matrices, matrices_transposed, root_reach, regret, average_sum, strategy,
+    fixed_weight, fixed_strategy, first, count,
 ):  # fmt: skip
     """CFR+ iterations ``first .. first + count - 1`` in place (alternating updates, weights t).
+
+    Where ``fixed_weight[node] > 0`` the strategy at that decision is
+    ``(1 - w) * regret matching + w * fixed_strategy`` (rows of its children), with
+    ``w = fixed_weight[node]``: an opponent model mixed in (see :func:`solve`). The node's
+    value is the mix's, while its regrets are measured against the free part's own value.
 
     Array arguments are the :class:`Subgame` fields; terminals come grouped by
     payoff matrix (``group_nodes[group_offsets[g]:group_offsets[g + 1]]`` use
@@ -420,6 +426,13 @@ def _cfr_plus_iterations(
                             strategy[child, hand] = regret[child, hand] / total
                         else:
                             strategy[child, hand] = 1.0 / (stop - start)
+                weight = fixed_weight[node]
+                if weight > 0.0:
+                    for child in range(start, stop):
+                        for hand in range(num_hands):
+                            strategy[child, hand] = (1.0 - weight) * strategy[child, hand] + (
+                                weight * fixed_strategy[child, hand]
+                            )
             # Reach of both players, parents before children.
             opponent_reach[0] = root_reach[1 - updating]
             own_reach[0] = root_reach[updating]
@@ -459,14 +472,26 @@ def _cfr_plus_iterations(
                 start = first_child[node]
                 stop = start + num_children[node]
                 if player[node] == updating:
+                    mixed = fixed_weight[node] > 0.0
                     for hand in range(num_hands):
                         node_value = 0.0
                         for child in range(start, stop):
                             node_value += strategy[child, hand] * values[child, hand]
                         values[node, hand] = node_value
+                        baseline = node_value
+                        if mixed:
+                            # Regrets are those of the free part (its own regret-matching
+                            # strategy), not of the mix: the model's share is not its choice.
+                            total = 0.0
+                            for child in range(start, stop):
+                                total += regret[child, hand]
+                            baseline = 0.0
+                            for child in range(start, stop):
+                                free = regret[child, hand] / total if total > 0.0 else 1.0 / (stop - start)
+                                baseline += free * values[child, hand]
                         weight = t * own_reach[node, hand]
                         for child in range(start, stop):
-                            updated = regret[child, hand] + values[child, hand] - node_value
+                            updated = regret[child, hand] + values[child, hand] - baseline
                             regret[child, hand] = updated if updated > 0.0 else 0.0
                             average_sum[child, hand] += weight * strategy[child, hand]
                 else:
@@ -515,6 +540,7 @@ def solve(
     *,
     time_budget_s: float | None = None,
     card_payoffs: CardPayoffs | None = None,
+    fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] | None = None,
 ) -> Solution:
     """Run CFR+ on ``subgame`` for ``iterations`` iterations, or until ``time_budget_s`` has passed.
 
@@ -525,6 +551,13 @@ def solve(
     Deterministic for a given number of iterations. With ``card_payoffs`` the matrices it
     names are applied by the linear card-removal sweep (module docstring) instead of dense
     products: the same values up to rounding, much faster for hold'em's ``H``.
+
+    ``fixed`` maps a decision node to ``(weight, strategy)``, ``strategy`` float
+    ``[H, num_children]`` (rows summing to 1) and ``weight`` in (0, 1]: at that node
+    every iteration plays ``weight`` times this strategy plus ``1 - weight`` times
+    its regret-matching one. A model of the opponent's play there, trusted in
+    proportion to the evidence for it: a data-biased response (Johanson & Bowling,
+    AISTATS 2009), per node rather than per information set.
     """
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise ValueError(f"iterations must be a non-negative int, got {iterations!r}")
@@ -550,11 +583,13 @@ def solve(
     else:
         matrices = np.zeros((1, 1, 1))
     matrices_transposed = np.ascontiguousarray(matrices.transpose(0, 2, 1))
+    fixed_weight, fixed_strategy = _fixed_arrays(subgame, fixed)
     arrays = (
         subgame.kind, subgame.player.astype(np.int64), subgame.first_child.astype(np.int64),
         subgame.num_children.astype(np.int64), subgame.decisions.astype(np.int64),
         group_nodes.astype(np.int64), group_offsets, stacked_index, group_kind, order, sorted_ranks, cards,
         subgame.scale, matrices, matrices_transposed, subgame.reach, regret, average_sum, strategy,
+        fixed_weight, fixed_strategy,
     )  # fmt: skip
     done = 0
     chunk = 1
@@ -572,6 +607,10 @@ def solve(
         else:
             chunk = iterations
     _regret_matching(subgame, regret, strategy)
+    for node in np.flatnonzero(fixed_weight > 0):
+        rows = subgame.children(int(node))
+        weight = fixed_weight[node]
+        strategy[rows] = (1.0 - weight) * strategy[rows] + weight * fixed_strategy[rows]
     average = np.ones(shape)
     _regret_matching(subgame, average_sum, average)
     # A hand that never reaches a node under the player's own strategy accumulates no
@@ -585,6 +624,36 @@ def solve(
     average[0] = 1.0
     strategy[0] = 1.0
     return Solution(average=average, current=strategy, iterations=done, seconds=time.perf_counter() - start)
+
+
+def _fixed_arrays(
+    subgame: Subgame, fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] | None
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The kernel's ``fixed_weight`` ``[num_nodes]`` and ``fixed_strategy`` ``[num_nodes, H]``."""
+    weights = np.zeros(subgame.num_nodes)
+    strategy = np.zeros((subgame.num_nodes, subgame.num_hands) if fixed else (1, 1))
+    for node, (weight, rows) in (fixed or {}).items():
+        if not (
+            isinstance(node, (int, np.integer))
+            and not isinstance(node, bool)
+            and 0 <= node < subgame.num_nodes
+            and subgame.kind[node] != TERMINAL
+        ):
+            raise ValueError(f"fixed node {node!r} is not a decision of the subgame")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 < weight <= 1.0:
+            raise ValueError(f"the weight of fixed node {node} must lie in (0, 1], got {weight!r}")
+        children = subgame.children(node)
+        rows = np.asarray(rows, dtype=np.float64)
+        if rows.shape != (subgame.num_hands, len(children)):
+            raise ValueError(
+                f"the fixed strategy of node {node} must have shape [{subgame.num_hands}, {len(children)}], "
+                f"got {list(rows.shape)}"
+            )
+        if np.any(rows < 0) or not np.allclose(rows.sum(axis=1), 1.0):
+            raise ValueError(f"the fixed strategy of node {node} is not a distribution for every hand")
+        weights[node] = weight
+        strategy[children.start : children.stop] = rows.T
+    return weights, strategy
 
 
 def opt_out_matrix(

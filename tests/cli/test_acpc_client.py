@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.cli.acpc import (
     ACPCClient,
     AgentError,
@@ -26,7 +26,7 @@ from pokerai.cli.acpc import (
     parse_matchstate,
 )
 from pokerai.cli.main import main
-from pokerai.engine.cards import format_cards
+from pokerai.engine.cards import format_cards, parse_cards
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 
 CONFIG = HUNLConfig(50, 100, (20_000, 20_000))
@@ -41,9 +41,13 @@ class ScriptedAgent(Agent):
     def __init__(self, moves: list[tuple[str, int]]) -> None:
         self.moves = list(moves)
         self.hands: list[tuple[int, int]] = []
+        self.summaries: list[HandSummary] = []
 
     def begin_hand(self, player: int, button: int) -> None:
         self.hands.append((player, button))
+
+    def end_hand(self, summary: HandSummary) -> None:
+        self.summaries.append(summary)
 
     def act(self, observation: Observation, rng: np.random.Generator) -> Action:
         kind, amount = self.moves.pop(0)
@@ -144,6 +148,12 @@ def test_client_fold_and_showdown_hands_tally() -> None:
         assert client.receive(line) == (None if suffix is None else line + suffix), line
     assert (client.tally.hands, client.tally.chips) == (2, -50 + 100)
     assert client.agent.hands == [(1, 1), (0, 1)]  # type: ignore[attr-defined]
+    folded, shown = client.agent.summaries  # type: ignore[attr-defined]
+    assert (folded.player, folded.opponent_cards, folded.returns[folded.player]) == (1, None, -50)
+    assert folded.hole_cards == tuple(parse_cards("7c2d"))
+    assert (shown.player, shown.returns[0]) == (0, 100)
+    assert shown.opponent_cards == tuple(parse_cards("2c3c")), "shown at the showdown"
+    assert shown.board == tuple(parse_cards("AhKh7d8s9s"))
 
 
 def test_client_rejects_inconsistent_lines() -> None:

@@ -14,14 +14,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from pokerai.agents.base import Observation
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.cli.main import main
 from pokerai.cli.play import (
     NEXT_HAND_PROMPT,
     PROMPT,
     Command,
+    PlaySession,
     default_opponent_spec,
     legal_summary,
     parse_user_action,
@@ -298,3 +300,37 @@ def test_session_against_the_default_blueprint_from_another_folder(tmp_path: Pat
     assert child.exitstatus == 0 and hands_seen == 2  # no pause after the last hand
     assert "Traceback" not in screen
     assert re.search(r"session over: 3 hands, your result [+-]\d+\.\d\d bb", screen)
+
+
+class _RecordingCaller(Agent):
+    """Checks or calls, and keeps what ``end_hand`` tells it."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.summaries: list[HandSummary] = []
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
+        return observation.check_or_call()
+
+    def end_hand(self, summary: HandSummary) -> None:
+        self.summaries.append(summary)
+
+
+def test_the_bot_is_told_how_each_hand_ended() -> None:
+    bot = _RecordingCaller()
+    typed = iter(["f", "", "k", "k", "k", "k"])  # fold hand 1; [Enter]; check hand 2 down
+    session = PlaySession(
+        bot,
+        opponent_name="recording",
+        stack=20_000,
+        seed=3,
+        hands=2,
+        read_line=lambda prompt: next(typed),
+        write=lambda text: None,
+    )
+    session.run()
+    folded, shown = bot.summaries
+    assert folded.player == shown.player == 1, "the bot is player 1"
+    assert folded.opponent_cards is None, "the user folded: nothing was shown"
+    assert shown.opponent_cards is not None and len(shown.board) == 5, "checked down: the user's cards shown"

@@ -183,3 +183,40 @@ def test_the_kernel_matches_a_plain_numpy_cfr_plus() -> None:
             children.start : children.stop
         ].sum(axis=0)
     assert np.allclose(solution.average[1:], expected[1:], atol=1e-12)
+
+
+def test_a_partly_fixed_node_leaves_its_free_part_a_best_response() -> None:
+    """Data-biased response: the free part of a partly fixed node best-responds, as if alone.
+
+    Player 0 bets or checks with one of five cards; after a bet player 1 folds, calls or
+    raises (then player 0 folds or calls). Half of player 1's strategy there is fixed to
+    folding. Its free half must still be a best response to player 0's average strategy:
+    measured against the mix instead, an action between the fixed one and the best can keep
+    positive regret and take weight it should not.
+    """
+    cards = np.arange(5)
+    valid = 1.0 - np.eye(5)
+    showdown = np.sign(cards[:, None] - cards[None, :]).astype(float)
+    answer = Decision(
+        1,
+        [
+            ("fold", Terminal(VALID, 1)),
+            ("call", Terminal(SHOWDOWN, 2)),
+            ("raise", Decision(0, [("fold", Terminal(VALID, -2)), ("call", Terminal(SHOWDOWN, 4))])),
+        ],
+    )
+    root = Decision(0, [("check", Terminal(SHOWDOWN, 1)), ("bet", answer)])
+    game = Subgame.from_nested(root, [valid, showdown], np.ones((2, 5)))
+    node = 2  # the answer: root 0, then check 1 and bet 2
+    assert game.player[node] == 1 and game.num_children[node] == 3
+    folding = np.tile([1.0, 0.0, 0.0], (5, 1))
+    solution = solve(game, 4000, fixed={node: (0.5, folding)})
+    rows = game.children(node)
+    mixed = solution.average[rows.start : rows.stop]  # [3 children, 5 hands]
+    np.testing.assert_array_less(0.5 - 1e-9, mixed[0])  # at least the fixed half folds
+    free = (mixed - 0.5 * folding.T) / 0.5
+    values = counterfactual_values(game, solution.average, 1)[rows.start : rows.stop]
+    for hand in range(5):
+        best = values[:, hand] >= values[:, hand].max() - 1e-3 * max(1.0, np.abs(values[:, hand]).max())
+        assert free[best, hand].sum() > 0.95, (hand, free[:, hand], values[:, hand])
+    assert not np.all(free[0] > 0.95), "the free part does not just fold"

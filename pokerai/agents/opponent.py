@@ -1,0 +1,150 @@
+"""Opponent models learnt during a match: the river check's cap, and the answers to a river bet.
+
+The search's beliefs (:func:`pokerai.search.hunl.public_beliefs`) assume the
+opponent plays like the blueprint. Against an opponent that does not, the
+opponent's range can be far from the blueprint's; the clearest case is a
+*capped* check: a player that bets every strong hand on the river, so that its
+check holds only weak and middling hands, while the blueprint sometimes checks
+strong hands too. Searching over the blueprint's range then checks behind hands
+that should bet.
+
+:class:`RiverCheckCap` learns that cap from the hands the opponent showed
+down after opening the river with a check (as the player out of position).
+Each such hand adds its :func:`~pokerai.search.hunl.river_strength` on the
+board (the share of hands it beats). After ``min_showdowns`` of them the cap
+is the strongest one seen plus ``margin`` (at most 1), and the river search
+(:func:`~pokerai.search.hunl.solve_river`, ``opponent_cap``) keeps only
+:data:`~pokerai.search.hunl.CAP_FLOOR` of its belief in each hand above the cap
+when the opponent has checked. One strong hand shown after a check lifts the
+cap above it, so against an opponent that checks strong hands as often as
+the blueprint (or the blueprint itself) the cap soon reaches 1 and changes nothing.
+
+:class:`RiverResponses` counts how the opponent answered the agent's first bet
+of the river (fold, call or raise), by the bet's size and by whether the
+opponent had checked first; folds count too, so it needs no showdown. The
+river search mixes the matching strategy into the opponent's answer
+(:func:`~pokerai.search.hunl.response_strategies`): the weakest hands of its
+range fold and the strongest raise in the counted shares, trusted
+``n / (n + prior)`` after ``n`` answers.
+
+The models see only what the seat sees (:class:`~pokerai.agents.base.HandSummary`):
+a hand that ended in a fold shows nothing. They learn from every hand of the
+process's match, so in a duplicate match each worker's copy learns from its own
+hands.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pokerai.agents.base import HandSummary
+from pokerai.engine.state import ActionKind, HUNLState, Street
+from pokerai.search.hunl import (
+    DEFAULT_RESPONSE_PRIOR,
+    RESPONSE_SIZES,
+    ResponseCounts,
+    combo_index,
+    opened_river_with_check,
+    river_strength,
+    size_bucket,
+)
+
+DEFAULT_MIN_SHOWDOWNS = 30
+"""Showdowns after the opponent's river check before the cap is used."""
+DEFAULT_MARGIN = 0.02
+"""Strength added to the strongest checked hand seen."""
+
+
+class RiverCheckCap:
+    """The strongest river strength the opponent has shown after opening the river with a check.
+
+    ``min_showdowns`` (a positive whole number) such showdowns are needed before :attr:`cap` is
+    given; ``margin`` (in [0, 1)) is added to the strongest one.
+    """
+
+    def __init__(self, min_showdowns: int = DEFAULT_MIN_SHOWDOWNS, margin: float = DEFAULT_MARGIN) -> None:
+        if isinstance(min_showdowns, bool) or not isinstance(min_showdowns, int) or min_showdowns < 1:
+            raise ValueError(f"min_showdowns {min_showdowns!r} is not a positive whole number")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
+            raise ValueError(f"margin {margin!r} is not a number in [0, 1)")
+        self.min_showdowns = min_showdowns
+        self.margin = float(margin)
+        self.showdowns = 0
+        """Showdowns seen after the opponent opened the river with a check."""
+        self.strongest = 0.0
+        """The strongest of those hands (:func:`~pokerai.search.hunl.river_strength`); 0 before any."""
+
+    def observe(self, summary: HandSummary) -> bool:
+        """Learn from a finished hand; True if it was a showdown after the opponent's river check."""
+        opponent = 1 - summary.player
+        if (
+            summary.opponent_cards is None
+            or len(summary.board) != 5
+            or not opened_river_with_check(summary.history, summary.street_starts, opponent)
+        ):
+            return False
+        strength = float(river_strength(tuple(summary.board))[combo_index(*summary.opponent_cards)])
+        self.showdowns += 1
+        self.strongest = max(self.strongest, strength)
+        return True
+
+    @property
+    def cap(self) -> float | None:
+        """The strength above which the opponent is modelled not to check, or None (too few showdowns)."""
+        if self.showdowns < self.min_showdowns:
+            return None
+        return min(1.0, self.strongest + self.margin)
+
+
+class RiverResponses:
+    """Learns :class:`ResponseCounts` from finished hands (every hand, showdown or not).
+
+    ``prior`` (a positive finite number) is the number of observations at which the solve trusts the
+    model half.
+    """
+
+    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR) -> None:
+        if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
+            raise ValueError(f"prior {prior!r} is not a positive finite number")
+        self.prior = float(prior)
+        self._counts = [[[0, 0, 0] for _ in range(len(RESPONSE_SIZES) + 1)] for _ in range(2)]
+
+    def observe(self, summary: HandSummary) -> bool:
+        """Learn from a finished hand; True if the opponent answered the agent's first river bet."""
+        me, opponent = summary.player, 1 - summary.player
+        starts = summary.street_starts
+        if len(starts) <= Street.RIVER:
+            return False
+        river = summary.history[starts[Street.RIVER] :]
+        opening = int(opened_river_with_check(summary.history, starts, opponent))  # also the context
+        if len(river) < opening + 2:
+            return False
+        bet, answer = river[opening], river[opening + 1]
+        if bet.player != me or bet.kind != ActionKind.RAISE:
+            return False
+        if answer.player != opponent:
+            raise ValueError(f"the hand's history does not alternate: {answer} answers {bet}")
+        replay = HUNLState.new(summary.config, summary.button, deck=_PLACEHOLDER_DECK)
+        for action in summary.history[: starts[Street.RIVER] + opening]:
+            replay.apply(action)
+        pot = replay.pot
+        self._counts[opening][size_bucket(bet.amount / pot)][_RESPONSE_INDEX[answer.kind]] += 1
+        return True
+
+    @property
+    def snapshot(self) -> ResponseCounts:
+        """The counts so far, frozen."""
+        counts = tuple(tuple((cell[0], cell[1], cell[2]) for cell in row) for row in self._counts)
+        return ResponseCounts(counts, self.prior)
+
+
+_RESPONSE_INDEX = {ActionKind.FOLD: 0, ActionKind.CALL: 1, ActionKind.CHECK: 1, ActionKind.RAISE: 2}
+_PLACEHOLDER_DECK = tuple(range(9))
+"""Replays for chips only never read the cards."""
+
+__all__ = [
+    "DEFAULT_MARGIN",
+    "DEFAULT_MIN_SHOWDOWNS",
+    "RiverCheckCap",
+    "RiverResponses",
+]

@@ -401,7 +401,7 @@ DEFAULT_RESPONSE_PRIOR = 20.0
 
 
 def size_bucket(fraction: float) -> int:
-    """The bucket of a bet of ``fraction`` of the pot before it: 0, 1 or 2 (:data:`RESPONSE_SIZES`)."""
+    """The bucket of a bet of ``fraction`` of the pot before it: 0 to 3 (:data:`RESPONSE_SIZES`)."""
     return sum(fraction > bound for bound in RESPONSE_SIZES)
 
 

@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from pokerai.agents.base import Agent, HandSummary, Observation
+from pokerai.agents.base import Observation
 from pokerai.cli.main import main
 from pokerai.cli.play import (
     NEXT_HAND_PROMPT,
@@ -31,6 +30,7 @@ from pokerai.cli.play import (
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.history import parse_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
+from tests.eval.toy_agents import RecordingCaller
 
 pexpect = pytest.importorskip("pexpect")
 Child = Any
@@ -302,23 +302,8 @@ def test_session_against_the_default_blueprint_from_another_folder(tmp_path: Pat
     assert re.search(r"session over: 3 hands, your result [+-]\d+\.\d\d bb", screen)
 
 
-class _RecordingCaller(Agent):
-    """Checks or calls, and keeps what ``end_hand`` tells it."""
-
-    name = "recording"
-
-    def __init__(self) -> None:
-        self.summaries: list[HandSummary] = []
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
-        return observation.check_or_call()
-
-    def end_hand(self, summary: HandSummary) -> None:
-        self.summaries.append(summary)
-
-
 def test_the_bot_is_told_how_each_hand_ended() -> None:
-    bot = _RecordingCaller()
+    bot = RecordingCaller()
     typed = iter(["f", "", "k", "k", "k", "k"])  # fold hand 1; [Enter]; check hand 2 down
     session = PlaySession(
         bot,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.engine.state import Action, ActionKind
 
 
@@ -88,3 +88,30 @@ class UniformKindAgent(Agent):
         if kind is ActionKind.FOLD:
             return Action(observation.player, ActionKind.FOLD)
         return observation.check_or_call()
+
+
+class RecordingCaller(Agent):
+    """Checks or calls, and keeps what ``end_hand`` tells it."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.summaries: list[HandSummary] = []
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
+        return observation.check_or_call()
+
+    def end_hand(self, summary: HandSummary) -> None:
+        self.summaries.append(summary)
+
+
+class RecordingFolder(FoldAgent):
+    """A :class:`FoldAgent` (it says its probabilities) that keeps what ``end_hand`` tells it."""
+
+    name = "fold_recorder"
+
+    def __init__(self) -> None:
+        self.summaries: list[HandSummary] = []
+
+    def end_hand(self, summary: HandSummary) -> None:
+        self.summaries.append(summary)

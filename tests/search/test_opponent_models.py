@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT
-from pokerai.agents.base import Agent, HandSummary, Observation
+from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.heuristic import HeuristicAgent
 from pokerai.agents.opponent import RiverCheckCap, RiverResponses
 from pokerai.agents.search import SearchAgent
@@ -25,6 +25,7 @@ from pokerai.search.hunl import (
     CAP_FLOOR,
     RESPONSE_SIZES,
     ResponseCounts,
+    RiverSubgame,
     build_river_subgame,
     capped_beliefs,
     combo_index,
@@ -37,6 +38,7 @@ from pokerai.search.hunl import (
     solve_river,
 )
 from pokerai.search.subgame import solve
+from tests.eval.toy_agents import RecordingCaller, RecordingFolder
 from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, DECK, scripted
 
 BOARD = tuple(DECK[4:9])
@@ -164,21 +166,8 @@ def test_the_cap_changes_the_solve_only_after_the_opponents_river_check(blueprin
     assert reach @ capped.strategy[:, CHECK_CALL_SLOT] < reach @ plain.strategy[:, CHECK_CALL_SLOT]
 
 
-class _Recorder(Agent):
-    name = "recorder"
-
-    def __init__(self) -> None:
-        self.summaries: list[HandSummary] = []
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
-        return observation.check_or_call()
-
-    def end_hand(self, summary: HandSummary) -> None:
-        self.summaries.append(summary)
-
-
 def test_a_duplicate_match_tells_both_seats_how_each_hand_ended() -> None:
-    first, second = _Recorder(), _Recorder()
+    first, second = RecordingCaller(), RecordingCaller()
     duplicate_match(first, second, 5, seed=2)
     assert len(first.summaries) == len(second.summaries) == 10
     for mine, theirs in zip(first.summaries, second.summaries, strict=True):
@@ -231,12 +220,17 @@ def test_the_spec_turns_the_model_on_and_refuses_bad_options() -> None:
 # ---------------------------------------------------------------------- the opponent's answers to a bet
 
 
-def test_a_fixed_node_plays_its_strategy_at_full_weight(blueprint: Blueprint) -> None:
+def _checked_river(blueprint: Blueprint) -> RiverSubgame:
+    """The river subgame after CHECKED_DOWN and player 1's check, over the hands either may hold."""
     state = scripted(blueprint, CHECKED_DOWN)
     state.apply(Action(*RIVER_CHECK))
     beliefs = public_beliefs(blueprint, state, threshold=0.3)
     hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
-    river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=2, hands=hands)
+    return build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=2, hands=hands)
+
+
+def test_a_fixed_node_plays_its_strategy_at_full_weight(blueprint: Blueprint) -> None:
+    river = _checked_river(blueprint)
     subgame = river.subgame
     node = next(
         child
@@ -271,11 +265,7 @@ def _counts(context: int, bucket: int, answers: tuple[int, int, int]) -> Respons
 
 
 def test_modelled_answers_fold_the_weakest_and_raise_the_strongest(blueprint: Blueprint) -> None:
-    state = scripted(blueprint, CHECKED_DOWN)
-    state.apply(Action(*RIVER_CHECK))
-    beliefs = public_beliefs(blueprint, state, threshold=0.3)
-    hands = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
-    river = build_river_subgame(state, blueprint.game.bets, beliefs, max_raises=2, hands=hands)
+    river = _checked_river(blueprint)
     fractions = {}
     for node, slot in zip(river.subgame.children(0), river.root_slots, strict=True):
         if slot > CHECK_CALL_SLOT:
@@ -425,31 +415,7 @@ def test_the_agent_solves_with_what_it_learnt_and_solves_again_when_it_learns(ca
     assert not np.array_equal(after.strategy, before.strategy)
 
 
-class _FoldRecorder(Agent):
-    """Checks, or folds to a bet, with its probabilities; keeps what ``end_hand`` tells it."""
-
-    name = "fold_recorder"
-
-    def __init__(self) -> None:
-        self.summaries: list[HandSummary] = []
-
-    def _choice(self, observation: Observation) -> Action:
-        if ActionKind.FOLD in observation.legal_actions:
-            return Action(observation.player, ActionKind.FOLD)
-        return observation.check_or_call()
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
-        return self._choice(observation)
-
-    def action_probability(self, observation: Observation, action: Action) -> float:
-        chosen = self._choice(observation)
-        return float((chosen.kind, chosen.amount) == (action.kind, action.amount))
-
-    def end_hand(self, summary: HandSummary) -> None:
-        self.summaries.append(summary)
-
-
 def test_lbr_measures_a_fixed_policy_and_tells_it_nothing() -> None:
-    target = _FoldRecorder()
+    target = RecordingFolder()
     lbr_match(target, 4, seed=1)
     assert target.summaries == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, Observation, RangePolicy
 from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent, pot_raise_to
 from pokerai.agents.heuristic import HeuristicAgent
 from pokerai.agents.spec import AGENT_NAMES, make_agent
@@ -16,6 +16,7 @@ __all__ = [
     "Observation",
     "RaiseAgent",
     "RandomAgent",
+    "RangePolicy",
     "make_agent",
     "pot_raise_to",
 ]

@@ -6,6 +6,9 @@ far, the public action history, stacks, bets and the legal action bounds --
 and returns a legal engine ``Action``. Agents that can say how likely each
 action is (needed by local best response, which updates a range over the
 agent's hidden cards by Bayes' rule) also implement ``action_probability``.
+Agents that can give their whole strategy at a public state for many hole-card
+pairs at once (a :class:`RangePolicy`) also implement ``range_policy``: local best
+response and AIVAT ask it for all 1,326 pairs in one call instead of 1,326 calls.
 When a hand is over, ``end_hand`` tells each seat what it saw (a
 ``HandSummary``: the opponent's cards only if they were shown at a showdown).
 """
@@ -16,6 +19,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 
@@ -129,6 +133,61 @@ class HandSummary:
         )
 
 
+@dataclass(frozen=True)
+class RangePolicy:
+    """An agent's strategy at one public state, for many hole-card pairs at once.
+
+    Row ``i`` is the action ``(kinds[i], amounts[i])``: ``kinds`` int64 ``[A]`` holds
+    :class:`~pokerai.engine.state.ActionKind` values, ``amounts`` int64 ``[A]`` the
+    raise-to of a raise, the chips of a call and 0 otherwise. The rows are distinct
+    legal actions. ``probabilities`` is float64 ``[A, H]``, column ``j`` the strategy
+    holding the ``j``-th pair asked for, or ``[A, 1]`` when the strategy does not
+    depend on the hole cards; every column sums to 1.
+    """
+
+    kinds: npt.NDArray[np.int64]
+    amounts: npt.NDArray[np.int64]
+    probabilities: npt.NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        rows = self.kinds.shape[0]
+        if (
+            self.amounts.shape != (rows,)
+            or self.probabilities.ndim != 2
+            or self.probabilities.shape[0] != rows
+        ):
+            raise ValueError(
+                f"a range policy needs kinds [A], amounts [A] and probabilities [A, H]; got shapes "
+                f"{self.kinds.shape}, {self.amounts.shape}, {self.probabilities.shape}"
+            )
+
+    @classmethod
+    def from_actions(cls, actions: list[Action], probabilities: npt.ArrayLike) -> RangePolicy:
+        """The policy over ``actions`` (distinct) with float64 ``[len(actions), H]`` probabilities."""
+        return cls(
+            np.array([int(action.kind) for action in actions], dtype=np.int64),
+            np.array([action.amount for action in actions], dtype=np.int64),
+            np.asarray(probabilities, dtype=np.float64).reshape(len(actions), -1),
+        )
+
+    def row(self, observation: Observation, action: Action) -> int | None:
+        """The row of ``action`` (a call given as 0 chips or in full), or None if it is not a row."""
+        matches = self.kinds == int(action.kind)
+        if action.kind is ActionKind.RAISE:
+            matches &= self.amounts == action.amount
+        elif action.kind is ActionKind.CALL and action.amount not in (0, observation.call_amount):
+            return None
+        found = np.flatnonzero(matches)
+        return int(found[0]) if found.size else None
+
+    def probability(self, observation: Observation, action: Action) -> npt.NDArray[np.float64]:
+        """float64 ``[H]`` (or ``[1]``): the probability of ``action`` holding each pair (0 if not a row)."""
+        row = self.row(observation, action)
+        if row is None:
+            return np.zeros(self.probabilities.shape[1])
+        return np.asarray(self.probabilities[row], dtype=np.float64)
+
+
 class Agent(ABC):
     """A hold'em player. Subclasses implement ``act``; stateful agents may use ``begin_hand`` and
     ``end_hand``."""
@@ -148,4 +207,10 @@ class Agent(ABC):
 
     def action_probability(self, observation: Observation, action: Action) -> float | None:
         """Probability that ``act`` returns ``action`` here, or None if the agent cannot say."""
+        return None
+
+    def range_policy(self, observation: Observation, hands: npt.NDArray[np.int64]) -> RangePolicy | None:
+        """The strategy at ``observation``'s public state holding each of ``hands`` (int64 ``[H, 2]``
+        card pairs, none holding a visible card; ``observation.hole_cards`` is ignored), or None if
+        the agent cannot say. It must agree with ``action_probability`` for every pair."""
         return None

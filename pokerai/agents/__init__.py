@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pokerai.agents.base import Agent, Observation, RangePolicy
 from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent, pot_raise_to
+from pokerai.agents.exploiters import MinRaiserAgent, ShoverAgent, StationAgent
 from pokerai.agents.heuristic import HeuristicAgent
 from pokerai.agents.spec import AGENT_NAMES, make_agent
 
@@ -13,10 +14,13 @@ __all__ = [
     "AllInAgent",
     "CallAgent",
     "HeuristicAgent",
+    "MinRaiserAgent",
     "Observation",
     "RaiseAgent",
     "RandomAgent",
     "RangePolicy",
+    "ShoverAgent",
+    "StationAgent",
     "make_agent",
     "pot_raise_to",
 ]

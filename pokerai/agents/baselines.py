@@ -12,13 +12,17 @@ likely each action is (``action_probability``), which local best response needs:
   :func:`pot_raise_to`), all-in when that is more than the stack; checks or
   calls when raising is not legal.
 * ``AllInAgent``: raises all-in whenever raising is legal; else checks or calls.
+
+None of them looks at its hole cards, so each one's ``range_policy`` is one column
+(probabilities ``[A, 1]``) that holds for every hand.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, Observation, RangePolicy
 from pokerai.engine.state import Action, ActionKind
 
 
@@ -76,9 +80,38 @@ class RandomAgent(Agent):
             return 0.0
         return kind_probability
 
+    def range_policy(self, observation: Observation, hands: npt.NDArray[np.int64]) -> RangePolicy:
+        """One row per legal fold, check and call, then one per whole-chip raise-to from
+        ``min_raise_to`` to ``max_raise_to``; probabilities float64 ``[A, 1]`` (card-blind)."""
+        kinds = observation.legal_actions
+        kind_probability = 1.0 / len(kinds)
+        passive = [kind for kind in kinds if kind is not ActionKind.RAISE]
+        row_kinds = [np.array([int(kind) for kind in passive], dtype=np.int64)]
+        row_amounts = [
+            np.array(
+                [observation.call_amount if kind is ActionKind.CALL else 0 for kind in passive],
+                dtype=np.int64,
+            )
+        ]
+        row_probabilities = [np.full(len(passive), kind_probability)]
+        if ActionKind.RAISE in kinds:
+            low, high = observation.min_raise_to, observation.max_raise_to
+            assert low is not None and high is not None
+            sizes = high - low + 1
+            row_kinds.append(np.full(sizes, int(ActionKind.RAISE), dtype=np.int64))
+            row_amounts.append(np.arange(low, high + 1, dtype=np.int64))
+            # The same expression as action_probability, so that the two agree to the last bit.
+            row_probabilities.append(np.full(sizes, kind_probability / (high - low + 1)))
+        return RangePolicy(
+            np.concatenate(row_kinds),
+            np.concatenate(row_amounts),
+            np.concatenate(row_probabilities)[:, None],
+        )
+
 
 class _DeterministicAgent(Agent):
-    """An agent with one action per observation, chosen without randomness."""
+    """An agent with one action per observation, chosen without randomness and without looking at
+    the hole cards (so its ``range_policy`` is that action with probability 1 for every hand)."""
 
     def choose(self, observation: Observation) -> Action:
         raise NotImplementedError
@@ -88,6 +121,11 @@ class _DeterministicAgent(Agent):
 
     def action_probability(self, observation: Observation, action: Action) -> float:
         return 1.0 if is_same_action(observation, self.choose(observation), action) else 0.0
+
+    def range_policy(self, observation: Observation, hands: npt.NDArray[np.int64]) -> RangePolicy | None:
+        """The one chosen action; probabilities float64 ``[1, 1]`` (card-blind). (Typed as the base
+        method so that subclasses may still return None.)"""
+        return RangePolicy.from_actions([self.choose(observation)], [[1.0]])
 
 
 class CallAgent(_DeterministicAgent):

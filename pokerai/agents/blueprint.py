@@ -27,6 +27,10 @@ All-ins off the menu. With ``allin="solve"``, an opponent's all-in that the
 menu does not have is answered by a small solved game instead
 (:mod:`pokerai.search.allin`): the network never met such a state in training.
 
+Many hands at once. :meth:`BlueprintAgent.range_policy` gives the strategy for
+many hole-card pairs at one public state (what local best response asks): one
+replay, one all-in solve where one answers, one network call for the rest.
+
 Other games than the blueprint's. The agent plays any blinds and stacks: chip
 amounts in the record are rescaled by the ratio of the big blinds, so a
 blueprint trained at 50/100 reads a 1/2 game in big blinds. Opponent bets off
@@ -39,27 +43,32 @@ it still plays, but its features are then off its training distribution.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, slot_actions
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Agent, Observation, RangePolicy
 from pokerai.agents.baselines import is_same_action
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
-from pokerai.engine.state import Action, HUNLState
+from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.games.hunl import HUNLGame
 from pokerai.search.allin import CALL, FOLD, AllinSolution, before_last_action, is_offtree_allin, solve_allin
-from pokerai.search.hunl import combo_index, state_record
+from pokerai.search.hunl import COMBO_INDEX, combo_index, state_record, threshold_probabilities
 
 ALLIN_ANSWERS = ("policy", "solve")
 """How the agent answers an all-in its menu does not have: the policy network, or a solved all-in game."""
 ALLIN_CACHE_SIZE = 8
-"""Public states whose all-in solutions are kept."""
+"""Public states after the flop whose all-in solutions are kept."""
+ALLIN_PREFLOP_CACHE_SIZE = 64
+"""Preflop public states whose all-in solutions are kept, apart from the others: every hand meets the
+same few preflop states, and a preflop solve is the dearest (all 1,326 hands); in local best response,
+which considers an all-in at each decision, later streets' solves would otherwise push them out."""
 
 BUTTON_SEAT, BIG_BLIND_SEAT = 0, 1
 """Seats of the blueprint's learning game."""
@@ -201,6 +210,7 @@ class BlueprintAgent(Agent):
         self.allin = allin
         self._game: HUNLGame = blueprint.game
         self._allin_solutions: SolutionCache[AllinSolution] = SolutionCache(ALLIN_CACHE_SIZE)
+        self._allin_preflop_solutions: SolutionCache[AllinSolution] = SolutionCache(ALLIN_PREFLOP_CACHE_SIZE)
         self.allin_solves = 0
         """All-in games solved so far (cache misses)."""
 
@@ -229,6 +239,42 @@ class BlueprintAgent(Agent):
             probabilities = kept / kept.sum()
         return probabilities, actions
 
+    def range_decision(
+        self, observation: Observation, hands: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
+        """:meth:`decision` holding each of ``hands`` (int64 ``[H, 2]``) at ``observation``'s public state:
+        float64 ``[H, num_slots]`` and each slot's action (the same for every hand), with one network
+        call for all the hands that the network answers.
+
+        The network's rows may differ from :meth:`decision`'s in the last bits (float32 matrix
+        products group their sums by batch size); everything else is computed the same way.
+        """
+        state = replay_observation(observation)
+        mask, actions = slot_actions(state, self._game.bets)
+        probabilities = np.zeros((len(hands), mask.size))
+        asks_network = np.ones(len(hands), dtype=np.bool_)
+        if self.allin == "solve" and facing_offtree_allin(state, self._game.bets):
+            strategy = self.allin_solution(observation, state).strategy
+            answers = strategy[COMBO_INDEX[hands[:, 0], hands[:, 1]]]
+            solved = answers.sum(axis=1) > 0  # every hand off the board has an answer; else the network's
+            probabilities[solved, FOLD_SLOT] = answers[solved, FOLD]
+            probabilities[solved, CHECK_CALL_SLOT] = answers[solved, CALL]
+            probabilities[solved] /= probabilities[solved].sum(axis=1, keepdims=True)
+            asks_network = ~solved
+        count = int(asks_network.sum())
+        if count:
+            chip_scale = self._game.config.big_blind / observation.config.big_blind
+            records = np.empty(count, dtype=self.blueprint.encoder.record_dtype)
+            records[:] = observation_record(observation, state, chip_scale)
+            records["hole"] = np.sort(hands[asks_network], axis=1)  # the record holds them sorted
+            network = self.blueprint.probabilities_batch(
+                records, np.broadcast_to(mask, (count, mask.size)), blueprint_seat(observation)
+            )
+            if not np.all(np.isfinite(network)):
+                raise ValueError("the blueprint's policy gave non-finite probabilities")
+            probabilities[asks_network] = threshold_probabilities(network, self.threshold)
+        return probabilities, actions
+
     def answers_offtree_allin(self, observation: Observation) -> bool:
         """Whether :meth:`decision` answers ``observation`` with a solved all-in game (``allin="solve"``
         and the opponent's last action an all-in off the menu)."""
@@ -238,7 +284,10 @@ class BlueprintAgent(Agent):
 
     def allin_solution(self, observation: Observation, state: HUNLState) -> AllinSolution:
         """The solved answer to the off-menu all-in at ``observation`` (cached on the public state)."""
-        solution, solved = self._allin_solutions.get(
+        cache = (
+            self._allin_preflop_solutions if observation.street == Street.PREFLOP else self._allin_solutions
+        )
+        solution, solved = cache.get(
             public_key(observation), lambda: solve_allin(self.blueprint, state, threshold=self.threshold)
         )
         self.allin_solves += solved
@@ -272,6 +321,67 @@ class BlueprintAgent(Agent):
             )
         )
 
+    def range_policy(self, observation: Observation, hands: npt.NDArray[np.int64]) -> RangePolicy:
+        """What :meth:`act` plays holding each of ``hands`` (int64 ``[H, 2]``): :meth:`range_decision`
+        (one network call), purified with ``sample=False``, over the distinct legal actions.
+
+        A subclass that overrides :meth:`decision` without :meth:`range_decision` is asked hand by hand.
+        """
+        hands = np.asarray(hands, dtype=np.int64).reshape(-1, 2)
+        if _defined_in(type(self), "decision") is not _defined_in(type(self), "range_decision"):
+            replay = replay_observation(observation)  # the menu, for when no hand is asked
+            rows = [self.decision(with_hole_cards(observation, (first, second))) for first, second in hands]
+            probabilities = np.array([row for row, _ in rows]).reshape(len(hands), -1)
+            actions = rows[0][1] if rows else slot_actions(replay, self._game.bets)[1]
+        else:
+            probabilities, actions = self.range_decision(observation, hands)
+        return slot_range_policy(probabilities, actions, purify=not self.sample)
+
+
+def _defined_in(cls: type, name: str) -> type:
+    """The class of ``cls``'s method resolution order that defines ``name``."""
+    return next(klass for klass in cls.__mro__ if name in vars(klass))
+
+
+def with_hole_cards(observation: Observation, hole_cards: tuple[int, int]) -> Observation:
+    """``observation`` with the observer holding ``hole_cards``."""
+    return dataclasses.replace(observation, hole_cards=(int(hole_cards[0]), int(hole_cards[1])))
+
+
+def slot_range_policy(
+    probabilities: npt.NDArray[np.float64], actions: Sequence[Action | None], *, purify: bool
+) -> RangePolicy:
+    """The :class:`RangePolicy` of slot probabilities float64 ``[H, num_slots]`` (row ``j`` holding the
+    ``j``-th hand) over the slots' ``actions`` (None where illegal).
+
+    Slots that stand for the same engine action are one row, their probabilities summed in slot
+    order (as :meth:`BlueprintAgent.action_probability` sums them). With ``purify`` each hand plays
+    its most likely slot (the lowest on ties) with probability 1.
+    """
+    rows: list[Action] = []
+    row_of_slot = np.full(len(actions), -1, dtype=np.int64)
+    for slot, action in enumerate(actions):
+        if action is None:
+            continue
+        for row, known in enumerate(rows):
+            if (known.kind, known.amount) == (action.kind, action.amount):
+                row_of_slot[slot] = row
+                break
+        else:
+            row_of_slot[slot] = len(rows)
+            rows.append(action)
+    count = probabilities.shape[0]
+    table = np.zeros((len(rows), count))
+    if purify:
+        chosen = row_of_slot[np.argmax(probabilities, axis=1)] if count else np.zeros(0, dtype=np.int64)
+        assert np.all(chosen >= 0), "the most likely slot has positive probability, so it is legal"
+        table[chosen, np.arange(count)] = 1.0
+    else:
+        for slot in range(len(actions)):
+            if row_of_slot[slot] >= 0:
+                table[row_of_slot[slot]] += probabilities[:, slot]
+    return RangePolicy.from_actions(rows, table)
+
 
 def load_blueprint_agent(
     path: str, *, sample: bool = True, threshold: float = 0.0, allin: str = "policy"
@@ -285,6 +395,8 @@ def load_blueprint_agent(
 
 __all__ = [
     "ALLIN_ANSWERS",
+    "ALLIN_CACHE_SIZE",
+    "ALLIN_PREFLOP_CACHE_SIZE",
     "BlueprintAgent",
     "SolutionCache",
     "blueprint_seat",
@@ -293,4 +405,6 @@ __all__ = [
     "observation_record",
     "public_key",
     "replay_observation",
+    "slot_range_policy",
+    "with_hole_cards",
 ]

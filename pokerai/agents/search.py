@@ -77,6 +77,7 @@ from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS, RiverCheckCap, RiverR
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.hunl import (
+    COMBO_INDEX,
     DEFAULT_RESPONSE_PRIOR,
     RiverSolution,
     combo_index,
@@ -386,6 +387,41 @@ class SearchAgent(BlueprintAgent):
         legal = np.array([action is not None for action in actions])
         assert not np.any(searched[~legal] > 0), "the subgame's root offers only legal slots"
         return searched / searched.sum(), actions
+
+    def range_decision(
+        self, observation: Observation, hands: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
+        """:meth:`decision` holding each of ``hands`` (int64 ``[H, 2]``): float64 ``[H, num_slots]`` and
+        each slot's action. One blueprint call for all the hands and one solve (cached) for the public
+        state, then the same blend per hand as :meth:`decision`."""
+        probabilities, actions = super().range_decision(observation, hands)
+        if self.iterations == 0 or self.answers_offtree_allin(observation):
+            return probabilities, actions
+        combos = COMBO_INDEX[hands[:, 0], hands[:, 1]]
+        solution: PreflopSolution | TurnSolution | RiverSolution
+        if observation.street == Street.PREFLOP and self.preflop:
+            solution = self.preflop_solution(observation)
+        elif observation.street == Street.TURN and self.turn:
+            solution = self.turn_solution(observation)
+        elif observation.street == Street.RIVER:
+            solution = self.river_solution(observation)
+            if self.river_allin and actions[self._game.bets.all_in_slot] is None:
+                # The search's menu may hold an all-in that the blueprint's lacks here.
+                _, actions = slot_actions(replay_observation(observation), self._river_bets)
+        else:
+            return probabilities, actions
+        local = solution.strategy[combos]
+        # Before the river a hand outside the subgame (its row all 0) plays the blueprint.
+        searched_rows = np.ones(len(hands), dtype=np.bool_)
+        if observation.street != Street.RIVER:
+            searched_rows = local.sum(axis=1) != 0
+        searched = blend(
+            probabilities[searched_rows], local[searched_rows], solution.iterations, self.full_iterations
+        )
+        legal = np.array([action is not None for action in actions])
+        assert not np.any(searched[:, ~legal] > 0), "the subgame's root offers only legal slots"
+        probabilities[searched_rows] = searched / searched.sum(axis=1, keepdims=True)
+        return probabilities, actions
 
 
 def load_search_agent(path: str, **options: Any) -> SearchAgent:

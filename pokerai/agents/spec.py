@@ -1,6 +1,11 @@
 """Agents named by a spec string, as on the command line: ``random``, ``call``, ``heuristic``, ...
 
-``make_agent(spec)`` builds a fresh agent. Specs with a colon name an agent
+``make_agent(spec)`` builds a fresh agent. The exploiters of
+:mod:`pokerai.agents.exploiters` take an option after a ``?``: ``shover?p=0.1``
+(push or fold, shoving with probability ``p`` at its first decision of a hand,
+default 0.3) and ``minraise?p=0.5`` (min-raises with probability ``p`` whenever
+it may, default 0.8), with ``0 < p <= 1``; ``station`` (calls with any pair or
+draw) takes none. Specs with a colon name an agent
 that loads a file: ``blueprint:PATH`` plays an exported Deep CFR blueprint
 (a folder written by :func:`pokerai.deepcfr.export.export_policy`, or its
 ``policy.pt``), with options after a ``?``: ``blueprint:PATH?threshold=0.3``
@@ -43,6 +48,7 @@ from collections.abc import Callable
 
 from pokerai.agents.base import Agent
 from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent
+from pokerai.agents.exploiters import MinRaiserAgent, ShoverAgent, StationAgent
 
 
 def _heuristic() -> Agent:
@@ -57,10 +63,36 @@ _FACTORIES: dict[str, Callable[[], Agent]] = {
     "raise": RaiseAgent,
     "allin": AllInAgent,
     "heuristic": _heuristic,
+    "shover": ShoverAgent,
+    "station": StationAgent,
+    "minraise": MinRaiserAgent,
 }
 
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-"""The specs ``make_agent`` accepts without a path."""
+"""The specs ``make_agent`` accepts without a path (some also take ``?`` options)."""
+
+
+def _probability_option(factory: Callable[..., Agent]) -> Callable[[str], Agent]:
+    """A factory of ``NAME?p=P`` specs: ``P`` a number in (0, 1], passed to ``factory`` (its
+    default when the spec gives no ``p``)."""
+
+    def build(text: str) -> Agent:
+        _, options = _options(text, {"p"})
+        if "p" not in options:
+            return factory()
+        p = _number(options["p"], "p")
+        if not 0 < p <= 1:
+            raise ValueError(f"p={options['p']!r} is not a probability in (0, 1]")
+        return factory(p)
+
+    return build
+
+
+_OPTION_FACTORIES: dict[str, Callable[[str], Agent]] = {
+    "shover": _probability_option(ShoverAgent),
+    "minraise": _probability_option(MinRaiserAgent),
+}
+"""Plain specs that take ``?`` options: the factory gets the whole spec (``NAME?KEY=VALUE&...``)."""
 
 
 def _blueprint(path: str) -> Agent:
@@ -246,6 +278,14 @@ def make_agent(spec: str) -> Agent:
                 f"agent spec {spec!r}: {kind} agents are not available yet; valid specs: {_valid_specs()}"
             )
         raise ValueError(f"unknown agent spec {spec!r} (kind {kind!r}); valid specs: {_valid_specs()}")
+    base, question, _ = name.partition("?")
+    if question and base in _OPTION_FACTORIES:
+        try:
+            return _OPTION_FACTORIES[base](name)
+        except ValueError as error:
+            raise ValueError(f"agent spec {spec!r}: {error}") from None
+    if question and base in _FACTORIES:
+        raise ValueError(f"agent spec {spec!r}: {base} takes no options")
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown agent spec {spec!r}; valid specs: {_valid_specs()}")

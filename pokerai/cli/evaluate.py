@@ -23,8 +23,9 @@ from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
 from pokerai.cli.arguments import count, seed
 from pokerai.cli.output import emit, progress_bar
-from pokerai.eval.duplicate import DuplicateResult, duplicate_match
-from pokerai.eval.lbr import STREET_NAMES, LBRConfig, LBRResult, lbr_match
+from pokerai.eval.aivat import AIVATSummary
+from pokerai.eval.duplicate import DuplicateResult, Estimate, duplicate_match
+from pokerai.eval.lbr import LBR_MENUS, STREET_NAMES, LBRConfig, LBRResult, lbr_match
 
 USAGE_ERROR = 2
 
@@ -89,6 +90,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--log", metavar="PATH", help="write every hand as an ACPC STATE line (duplicate only)"
     )
     parser.add_argument(
+        "--lbr-menu",
+        choices=sorted(LBR_MENUS),
+        default=None,
+        metavar="NAME",
+        help=f"LBR's named menu, one of {', '.join(sorted(LBR_MENUS))} (default: default; lisy-bowling: "
+        "fold or call preflop, fold, call, pot and all-in after); the --lbr-* options below override it",
+    )
+    parser.add_argument(
         "--lbr-bets",
         type=_fractions,
         default=None,
@@ -110,6 +119,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="boards LBR samples for equity before the turn (default 100)",
+    )
+    parser.add_argument(
+        "--no-aivat",
+        action="store_true",
+        help="do not compute the AIVAT estimate (by default it is computed whenever a seat's policy "
+        "is known: a blueprint, a search agent or a baseline; not heuristic)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
@@ -150,11 +165,11 @@ def _check_log_path(path: str) -> None:
 
 
 def _lbr_config(args: argparse.Namespace) -> LBRConfig:
-    default = LBRConfig()
+    default = LBR_MENUS[args.lbr_menu if args.lbr_menu is not None else "default"]
     streets = args.lbr_raise_streets
     return LBRConfig(
         bet_fractions=args.lbr_bets if args.lbr_bets is not None else default.bet_fractions,
-        all_in=not args.lbr_no_allin,
+        all_in=default.all_in and not args.lbr_no_allin,
         raise_streets=streets if streets is not None else default.raise_streets,
         runouts=args.lbr_runouts if args.lbr_runouts is not None else default.runouts,
     )
@@ -163,6 +178,7 @@ def _lbr_config(args: argparse.Namespace) -> LBRConfig:
 def _validate(args: argparse.Namespace) -> None:
     lbr_only = [
         ("--hands", args.hands is not None),
+        ("--lbr-menu", args.lbr_menu is not None),
         ("--lbr-bets", args.lbr_bets is not None),
         ("--lbr-no-allin", args.lbr_no_allin),
         ("--lbr-raise-streets", args.lbr_raise_streets is not None),
@@ -212,6 +228,7 @@ def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> 
             on_progress=progress.update_to if progress else None,
             names=(args.a.strip(), args.b.strip()),
             swap_cards=args.swap_cards,
+            aivat=False if args.no_aivat else None,
         )
     except OSError as error:
         raise EvalUsageError(f"cannot write the log {args.log!r}: {error.strerror or error}") from None
@@ -237,6 +254,7 @@ def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
             workers=args.workers,
             on_progress=progress.update_to if progress else None,
             name=args.a.strip(),
+            aivat=False if args.no_aivat else None,
         )
     except ValueError as error:
         if "action probabilities" in str(error):
@@ -267,9 +285,23 @@ def format_duplicate(result: DuplicateResult, log: str | None = None) -> str:
         f"{result.hands:,} hands in {result.seconds:.2f} s ({result.hands_per_second:,.0f} hands/s, "
         f"{result.workers} worker{'s' if result.workers != 1 else ''})",
     ]
+    lines.extend(_aivat_lines(result.aivat, estimate, result.aivat_seconds))
     if log is not None:
         lines.append(f"hand histories (ACPC STATE lines) written to {log}")
     return "\n".join(lines)
+
+
+def _aivat_lines(aivat: AIVATSummary | None, plain: Estimate, seconds: float) -> list[str]:
+    """The AIVAT line of a report (or why there is none)."""
+    if aivat is None:
+        return ["AIVAT: off (no seat's policy is known, or --no-aivat)"]
+    low, high = aivat.ci95
+    ratio = (high - low) / (plain.high - plain.low) if plain.high > plain.low else float("nan")
+    return [
+        f"AIVAT: {_signed(aivat.mbb_per_hand)} mbb/hand, 95% CI [{_signed(low)}, {_signed(high)}] "
+        f"(±{(high - low) / 2:,.1f}: {ratio:.2f} of the plain interval's width, "
+        f"{aivat.variance_reduction:.0%} of its variance removed; {seconds:.1f} s of estimating)"
+    ]
 
 
 def format_lbr(result: LBRResult) -> str:
@@ -287,6 +319,7 @@ def format_lbr(result: LBRResult) -> str:
             f"{menu['runouts']} sampled runouts",
             f"{result.hands:,} hands in {result.seconds:.2f} s ({result.hands_per_second:,.1f} hands/s, "
             f"{result.workers} worker{'s' if result.workers != 1 else ''})",
+            *_aivat_lines(result.aivat, estimate, result.aivat_seconds),
         ]
     )
 

@@ -18,6 +18,7 @@ from pokerai.cli.acpc import register as register_acpc
 from pokerai.cli.evaluate import register as register_eval
 from pokerai.cli.output import emit, progress_bar
 from pokerai.cli.play import register as register_play
+from pokerai.cli.report import register as register_report
 from pokerai.cli.train import register as register_train
 from pokerai.engine.equity import describe, equity
 from pokerai.games import GAME_NAMES, make_game
@@ -154,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_abstraction(commands)
     register_eval(commands)
+    register_report(commands)
     register_train(commands)
     register_play(commands)
     register_acpc(commands)

@@ -49,6 +49,7 @@ the interval the same hands would give if they were treated as independent
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import sys
@@ -66,6 +67,7 @@ import numpy.typing as npt
 from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.engine.history import to_acpc
 from pokerai.engine.state import HUNLConfig, HUNLState
+from pokerai.eval.aivat import AIVATConfig, AIVATSummary, hand_aivat, knows_policy, variance_reduction
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
@@ -154,11 +156,18 @@ def acpc_name(name: str, fallback: str) -> str:
 
 @dataclass(frozen=True)
 class _PairChunk:
-    """One chunk of pairs: ``a_results`` int64 [pairs, hands per pair] (A's chips each hand), STATE lines."""
+    """One chunk of pairs: ``a_results`` int64 [pairs, hands per pair] (A's chips each hand), STATE
+    lines, and with AIVAT its estimates float64 [pairs, hands per pair] and the seconds they took."""
 
     start: int
     a_results: npt.NDArray[np.int64]
     log_lines: list[str]
+    aivat_results: npt.NDArray[np.float64] | None = None
+    aivat_seconds: float = 0.0
+
+
+AIVAT_STREAM = 0xA1
+"""Appended to a hand's seed words to seed the Generator of its AIVAT equities (independent of play)."""
 
 
 def _play_pairs(
@@ -171,9 +180,12 @@ def _play_pairs(
     mirror_randomness: bool,
     log: bool,
     swap_cards: bool = False,
+    aivat: AIVATConfig | None = None,
 ) -> _PairChunk:
     hands_per_pair = 4 if swap_cards else 2
     results = np.zeros((stop - start, hands_per_pair), dtype=np.int64)
+    aivat_results = np.zeros((stop - start, hands_per_pair)) if aivat is not None else None
+    aivat_seconds = 0.0
     lines: list[str] = []
     names = (acpc_name(agent_a.name, "A"), acpc_name(agent_b.name, "B"))
     if names[0] == names[1]:
@@ -200,10 +212,15 @@ def _play_pairs(
             for player in (0, 1):
                 agents[player].end_hand(HandSummary.from_state(state, player))
             results[row, column] = returns[a_player]
+            if aivat_results is not None:
+                started = time.perf_counter()
+                aivat_rng = np.random.default_rng([seed, pair, column, AIVAT_STREAM])
+                aivat_results[row, column] = hand_aivat(state, a_player, agents, aivat_rng, aivat)
+                aivat_seconds += time.perf_counter() - started
             if log:
                 by_player = names if hand == 0 else (names[1], names[0])
                 lines.append(to_acpc(state, hand_number=hands_per_pair * pair + column, names=by_player))
-    return _PairChunk(start, results, lines)
+    return _PairChunk(start, results, lines, aivat_results, aivat_seconds)
 
 
 # ---------------------------------------------------------------------- parallel chunks
@@ -217,10 +234,20 @@ def _init_worker(*objects: Any) -> None:
     # The workers already use every core between them; a network agent's torch would add
     # its own thread pool per worker, and oversubscribed cores made one batched blueprint
     # call 25x slower. (The objects are unpickled before this runs, so torch is loaded
-    # here exactly when some agent needs it.)
+    # here exactly when some agent needs it.) The same holds for numpy's BLAS (the search's
+    # matrix products) and numba's parallel kernels. Numba first: starting its OpenMP threads
+    # sets the OpenMP thread count that torch shares (to every core), so torch's comes after.
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        numba.set_num_threads(1)
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
+    try:  # optional (imported by name: no stubs needed); without it, OMP_NUM_THREADS=1 in the environment
+        threadpoolctl = importlib.import_module("threadpoolctl")
+    except ImportError:
+        return
+    threadpoolctl.threadpool_limits(limits=1)
 
 
 def _call_in_worker(function: Callable[..., Any], *args: Any) -> Any:
@@ -329,6 +356,10 @@ class DuplicateResult(ScoredMatch):
     big_blind: int
     a_results: npt.NDArray[np.int64] = field(repr=False)
     seconds: float
+    aivat_results: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    """A's AIVAT estimate of each hand, float64 like ``a_results`` (None without AIVAT)."""
+    aivat_seconds: float = 0.0
+    """Seconds spent on the AIVAT estimates, summed over the workers."""
 
     @property
     def hands(self) -> int:
@@ -356,8 +387,23 @@ class DuplicateResult(ScoredMatch):
     def hands_per_second(self) -> float:
         return self.rate(self.hands, self.seconds)
 
+    @property
+    def aivat(self) -> AIVATSummary | None:
+        """The AIVAT estimate with its 95% interval over deal pairs, and the share of the duplicate
+        estimate's variance it removes; None without AIVAT."""
+        if self.aivat_results is None:
+            return None
+        corrected = self.aivat_results.sum(axis=1)
+        estimate = mean_ci95(corrected, self._scale / self.hands_per_pair)
+        return AIVATSummary(
+            estimate.mean,
+            (estimate.low, estimate.high),
+            variance_reduction(self.a_results.sum(axis=1), corrected),
+        )
+
     def to_json(self) -> dict[str, Any]:
         plain = self.plain_estimate
+        aivat = self.aivat
         return {
             "a": self.a,
             "b": self.b,
@@ -371,6 +417,8 @@ class DuplicateResult(ScoredMatch):
             "workers": self.workers,
             "seconds": self.seconds,
             "hands_per_second": json_number(self.hands_per_second),
+            "aivat": aivat.to_json() if aivat is not None else None,
+            "aivat_seconds": self.aivat_seconds,
         }
 
 
@@ -387,6 +435,7 @@ def duplicate_match(
     mirror_randomness: bool = True,
     names: tuple[str, str] | None = None,
     swap_cards: bool = False,
+    aivat: AIVATConfig | bool | None = False,
 ) -> DuplicateResult:
     """Play ``pairs`` duplicate deal pairs of A against B: ``2·pairs`` hands, or ``4·pairs`` (``swap_cards``).
 
@@ -395,7 +444,9 @@ def duplicate_match(
     ``end_hand`` (module docstring). ``log_path``
     receives every hand's ACPC ``STATE`` line in hand order, written atomically.
     ``on_progress`` gets the number of pairs done. ``names`` label A and B in the
-    result (default: the agents' ``name``).
+    result (default: the agents' ``name``). ``aivat`` (an :class:`~pokerai.eval.aivat.AIVATConfig`,
+    or True for the default one) also scores every hand with AIVAT; None does so when either
+    agent's policy is known (it implements ``range_policy``); False, the default, does not.
     """
     if isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs <= 0:
         raise ValueError(f"the number of deal pairs must be a positive whole number, got {pairs!r}")
@@ -404,13 +455,16 @@ def duplicate_match(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"the seed must be a non-negative whole number, got {seed!r}")
     config = config if config is not None else HUNLConfig()
+    if aivat is None:
+        aivat = knows_policy(agent_a) or knows_policy(agent_b)
+    aivat_config = (AIVATConfig() if aivat else None) if isinstance(aivat, bool) else aivat
     started = time.perf_counter()
     chunks: list[_PairChunk] = run_chunks(
         _play_pairs,
         (agent_a, agent_b),
         int(pairs),
         (config, int(seed)),
-        (mirror_randomness, log_path is not None, swap_cards),
+        (mirror_randomness, log_path is not None, swap_cards, aivat_config),
         workers=int(workers),
         on_progress=on_progress,
     )
@@ -419,6 +473,11 @@ def duplicate_match(
     if log_path is not None:
         write_atomically(log_path, "".join(line + "\n" for chunk in chunks for line in chunk.log_lines))
     name_a, name_b = names if names is not None else (agent_a.name, agent_b.name)
+    aivat_results = (
+        np.concatenate([chunk.aivat_results for chunk in chunks if chunk.aivat_results is not None])
+        if aivat_config is not None
+        else None
+    )
     return DuplicateResult(
         a=name_a,
         b=name_b,
@@ -428,6 +487,8 @@ def duplicate_match(
         big_blind=config.big_blind,
         a_results=results,
         seconds=seconds,
+        aivat_results=aivat_results,
+        aivat_seconds=sum(chunk.aivat_seconds for chunk in chunks),
     )
 
 

@@ -41,6 +41,17 @@ Equity against every combination at once is vectorised with
 ``rank_hands``: on the river against the board; on the turn over every river
 card; earlier over ``runouts`` boards drawn from the exploiter's Generator
 (runouts that hold a combination's card are left out for that combination).
+
+Named menus (:data:`LBR_MENUS`): ``"default"`` is :class:`LBRConfig`'s defaults
+(fold, check/call, pot and all-in on every street); ``"lisy-bowling"`` is the
+headline configuration of Lisý & Bowling (2017): fold or call preflop, and
+fold, call, pot and all-in on the flop, turn and river.
+
+Speed. The target is asked once per target action and once per raise of the
+menu (its fold probability after it). A target that gives its whole strategy
+at a public state (``Agent.range_policy``) answers for all live combinations in
+one call; otherwise it is asked once per combination (``action_probability``),
+with the same results.
 """
 
 from __future__ import annotations
@@ -59,7 +70,9 @@ from pokerai.agents.base import Agent, Observation
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
+from pokerai.eval.aivat import AIVATConfig, AIVATSummary, hand_aivat, knows_policy, variance_reduction
 from pokerai.eval.duplicate import (
+    AIVAT_STREAM,
     Estimate,
     ScoredMatch,
     check_conservation,
@@ -114,6 +127,13 @@ class LBRConfig:
         }
 
 
+LBR_MENUS: dict[str, LBRConfig] = {
+    "default": LBRConfig(),
+    "lisy-bowling": LBRConfig(bet_fractions=(1.0,), all_in=True, raise_streets=(1, 2, 3)),
+}
+"""Named LBR menus: today's default, and Lisý & Bowling's (2017) headline one (no preflop raises)."""
+
+
 def exposes_probabilities(agent: Agent) -> bool:
     """Whether ``agent`` overrides ``Agent.action_probability``."""
     return type(agent).action_probability is not Agent.action_probability
@@ -131,7 +151,16 @@ def _combo_observations(state: HUNLState, combos: Sequence[int]) -> list[Observa
 
 
 def _probabilities(target: Agent, state: HUNLState, combos: npt.NDArray[np.int64], action: Action) -> Any:
-    """float64 [len(combos)]: the target's probability of ``action`` at ``state`` holding each combo."""
+    """float64 [len(combos)]: the target's probability of ``action`` at ``state`` holding each combo.
+
+    One ``target.range_policy`` call where the target gives one, else one
+    ``action_probability`` call per combination.
+    """
+    observation = Observation.from_state(state)
+    policy = target.range_policy(observation, ALL_COMBOS[combos])
+    if policy is not None:
+        column = policy.probability(observation, action)
+        return np.array(np.broadcast_to(column, (len(combos),)), dtype=np.float64)
     result = np.empty(len(combos), dtype=np.float64)
     for index, observation in enumerate(_combo_observations(state, combos.tolist())):
         probability = target.action_probability(observation, action)
@@ -324,10 +353,27 @@ class LBRResult(ScoredMatch):
     config: LBRConfig
     exploiter_results: npt.NDArray[np.int64] = field(repr=False)
     seconds: float
+    aivat_results: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    """LBR's AIVAT estimate of each hand, float64 [hands] (None without AIVAT)."""
+    aivat_seconds: float = 0.0
+    """Seconds spent on the AIVAT estimates, summed over the workers."""
 
     @property
     def estimate(self) -> Estimate:
         return mean_ci95(self.exploiter_results, 1000.0 / self.big_blind)
+
+    @property
+    def aivat(self) -> AIVATSummary | None:
+        """LBR's AIVAT estimate with its 95% interval over hands, and the share of the plain
+        estimate's variance it removes; None without AIVAT."""
+        if self.aivat_results is None:
+            return None
+        estimate = mean_ci95(self.aivat_results, 1000.0 / self.big_blind)
+        return AIVATSummary(
+            estimate.mean,
+            (estimate.low, estimate.high),
+            variance_reduction(self.exploiter_results, self.aivat_results),
+        )
 
     @property
     def hands_per_second(self) -> float:
@@ -345,14 +391,24 @@ class LBRResult(ScoredMatch):
             "menu": self.config.describe(),
             "seconds": self.seconds,
             "hands_per_second": json_number(self.hands_per_second),
+            "aivat": self.aivat.to_json() if self.aivat is not None else None,
+            "aivat_seconds": self.aivat_seconds,
         }
 
 
 def _play_lbr_hands(
-    target: Agent, lbr_config: LBRConfig, config: HUNLConfig, seed: int, start: int, stop: int
-) -> npt.NDArray[np.int64]:
+    target: Agent,
+    lbr_config: LBRConfig,
+    config: HUNLConfig,
+    seed: int,
+    start: int,
+    stop: int,
+    aivat: AIVATConfig | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64] | None, float]:
     exploiter = LocalBestResponse(target, lbr_config)
     results = np.zeros(stop - start, dtype=np.int64)
+    aivat_results = np.zeros(stop - start) if aivat is not None else None
+    aivat_seconds = 0.0
     for row, hand in enumerate(range(start, stop)):
         rng = np.random.default_rng([seed, hand])
         deck = rng.permutation(52)[:9].tolist()
@@ -364,7 +420,12 @@ def _play_lbr_hands(
             agents[player].begin_hand(player, button)
         state = play_hand(HUNLState.new(config, button, deck=deck), agents, rngs)
         results[row] = check_conservation(state)[me]
-    return results
+        if aivat_results is not None:
+            started = time.perf_counter()
+            aivat_rng = np.random.default_rng([seed, hand, AIVAT_STREAM])
+            aivat_results[row] = hand_aivat(state, me, agents, aivat_rng, aivat)
+            aivat_seconds += time.perf_counter() - started
+    return results, aivat_results, aivat_seconds
 
 
 def lbr_match(
@@ -377,12 +438,16 @@ def lbr_match(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
     name: str | None = None,
+    aivat: AIVATConfig | bool | None = False,
 ) -> LBRResult:
     """Play ``hands`` hands of LBR against ``target`` and score LBR in mbb/hand with a 95% interval.
 
     Hand ``i`` is dealt from ``default_rng([seed, i])``; LBR is player ``i % 2`` and the
     button is ``(i // 2) % 2``, so it plays both positions equally often. The result
     does not depend on ``workers``. A target without ``action_probability`` is a ``ValueError``.
+    ``aivat`` (an :class:`~pokerai.eval.aivat.AIVATConfig`, or True for the default one) also
+    scores every hand with AIVAT, the target's seat known; None does so when the target
+    implements ``range_policy``; False, the default, does not.
     """
     if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands <= 0:
         raise ValueError(f"the number of hands must be a positive whole number, got {hands!r}")
@@ -394,12 +459,16 @@ def lbr_match(
         raise ValueError(f"{NEEDS_PROBABILITIES}; {target.name!r} does not")
     lbr_config = lbr_config if lbr_config is not None else LBRConfig()
     config = config if config is not None else HUNLConfig()
+    if aivat is None:
+        aivat = knows_policy(target)
+    aivat_config = (AIVATConfig() if aivat else None) if isinstance(aivat, bool) else aivat
     started = time.perf_counter()
     chunks = run_chunks(
         _play_lbr_hands,
         (target, lbr_config),
         int(hands),
         (config, int(seed)),
+        (aivat_config,),
         workers=int(workers),
         on_progress=on_progress,
         chunk_size=max(1, min(50, math.ceil(int(hands) / (int(workers) * 8)))),
@@ -412,13 +481,16 @@ def lbr_match(
         workers=int(workers),
         big_blind=config.big_blind,
         config=lbr_config,
-        exploiter_results=np.concatenate(chunks),
+        exploiter_results=np.concatenate([chunk[0] for chunk in chunks]),
         seconds=seconds,
+        aivat_results=np.concatenate([chunk[1] for chunk in chunks]) if aivat_config is not None else None,
+        aivat_seconds=sum(chunk[2] for chunk in chunks),
     )
 
 
 __all__ = [
     "ALL_COMBOS",
+    "LBR_MENUS",
     "NEEDS_PROBABILITIES",
     "LBRConfig",
     "LBRResult",

@@ -11,7 +11,7 @@ from pokerai.agents.spec import AGENT_NAMES, make_agent
 
 
 def test_agent_names() -> None:
-    assert AGENT_NAMES == ("random", "call", "raise", "allin", "heuristic")
+    assert AGENT_NAMES == ("random", "call", "raise", "allin", "heuristic", "shover", "station", "minraise")
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,10 @@ from pokerai.engine.cards import format_cards, parse_cards
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 
 CONFIG = HUNLConfig(50, 100, (20_000, 20_000))
+SOCKET_TIMEOUT = 600
+"""Seconds a fake dealer or the client waits on a socket: only a safety net against a hang, never
+reached on a working run, however slow or busy the machine (the first blueprint decision of a
+process may compile kernels and load the network)."""
 SEAT_BUTTON = 1  # the fake dealer's player index is the seat; seat 1 is the small blind
 
 
@@ -199,7 +203,7 @@ class FakeDealer(threading.Thread):
         super().__init__(daemon=True)
         self.hands, self.seed = hands, seed
         self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(20)
+        self.server.settimeout(SOCKET_TIMEOUT)
         self.port = self.server.getsockname()[1]
         self.errors: list[str] = []
         self.client_chips = 0
@@ -213,7 +217,7 @@ class FakeDealer(threading.Thread):
             self.errors.append(f"no client: {error}")
             return
         with connection, self.server:
-            connection.settimeout(20)
+            connection.settimeout(SOCKET_TIMEOUT)
             connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             stream = connection.makefile("rb")
             version = stream.readline().decode()
@@ -319,7 +323,9 @@ def _summary_numbers(out: str) -> tuple[int, int, float]:
 
 
 def run_acpc(port: int, *extra: str) -> int:
-    return main(["acpc", "--host", "127.0.0.1", "--port", str(port), "--timeout", "20", *extra])
+    return main(
+        ["acpc", "--host", "127.0.0.1", "--port", str(port), "--timeout", str(SOCKET_TIMEOUT), *extra]
+    )
 
 
 @pytest.mark.parametrize(("agent", "hands", "seed"), [("random", 200, 11), ("heuristic", 30, 12)])
@@ -362,7 +368,7 @@ class ScriptedDealer(threading.Thread):
         super().__init__(daemon=True)
         self.lines, self.close = lines, close
         self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(20)
+        self.server.settimeout(SOCKET_TIMEOUT)
         self.port = self.server.getsockname()[1]
         self.replies: list[str] = []
 
@@ -378,7 +384,7 @@ class ScriptedDealer(threading.Thread):
                 if expects_reply:
                     self.replies.append(stream.readline().decode().strip())
             if not self.close:
-                connection.settimeout(20)
+                connection.settimeout(SOCKET_TIMEOUT)
                 stream.read()  # stay open until the client hangs up
 
 

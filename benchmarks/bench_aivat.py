@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from pokerai.agents.spec import make_agent
+from pokerai.eval.aivat import AIVATConfig
 from pokerai.eval.duplicate import duplicate_match, mean_ci95
 from pokerai.eval.lbr import LBR_MENUS, lbr_match
 
@@ -47,7 +48,12 @@ def main() -> None:
     parser.add_argument(
         "--no-timing", action="store_true", help="skip the run without AIVAT (duplicate mode)"
     )
+    parser.add_argument(
+        "--lookahead", type=int, default=AIVATConfig().lookahead, help="AIVATConfig.lookahead (0: off)"
+    )
+    parser.add_argument("--save", help="write the per-hand plain and AIVAT results to this .npz file")
     args = parser.parse_args()
+    config = AIVATConfig(lookahead=args.lookahead)
 
     if args.lbr is not None:
         result = lbr_match(
@@ -56,11 +62,14 @@ def main() -> None:
             seed=args.seed,
             lbr_config=LBR_MENUS[args.lbr],
             workers=args.workers,
+            aivat=config,
         )
         plain, aivat = result.estimate, result.aivat
         assert aivat is not None and result.aivat_results is not None, "the target's policy must be known"
         difference = _difference(result.exploiter_results, result.aivat_results, 1000.0 / result.big_blind)
         rows = {"mode": f"lbr:{args.lbr}", "hands": result.hands, "seconds": result.seconds}
+        if args.save:
+            np.savez(args.save, plain=result.exploiter_results, aivat=result.aivat_results)
     else:
         if args.b is None:
             parser.error("duplicate mode needs --b")
@@ -83,7 +92,7 @@ def main() -> None:
             args.pairs,
             seed=args.seed,
             workers=args.workers,
-            aivat=True,
+            aivat=config,
         )
         aivat_seconds = time.perf_counter() - started
         plain, aivat = result_d.estimate, result_d.aivat
@@ -93,6 +102,8 @@ def main() -> None:
             result_d.aivat_results.sum(axis=1),
             1000.0 / result_d.big_blind / result_d.hands_per_pair,
         )
+        if args.save:
+            np.savez(args.save, plain=result_d.a_results, aivat=result_d.aivat_results)
         rows = {
             "mode": "duplicate",
             "pairs": args.pairs,

@@ -59,7 +59,7 @@ from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.games.hunl import HUNLGame
 from pokerai.search.allin import CALL, FOLD, AllinSolution, before_last_action, is_offtree_allin, solve_allin
-from pokerai.search.hunl import COMBO_INDEX, combo_index, state_record, threshold_probabilities
+from pokerai.search.hunl import ALL_COMBOS, COMBO_INDEX, combo_index, state_record, threshold_probabilities
 
 ALLIN_ANSWERS = ("policy", "solve")
 """How the agent answers an all-in its menu does not have: the policy network, or a solved all-in game."""
@@ -69,6 +69,9 @@ ALLIN_PREFLOP_CACHE_SIZE = 64
 """Preflop public states whose all-in solutions are kept, apart from the others: every hand meets the
 same few preflop states, and a preflop solve is the dearest (all 1,326 hands); in local best response,
 which considers an all-in at each decision, later streets' solves would otherwise push them out."""
+RANGE_PREFLOP_CACHE_SIZE = 256
+"""Preflop public states whose policy for all 1,326 hands :meth:`BlueprintAgent.range_decision` keeps:
+AIVAT and local best response ask for whole ranges, and every hand meets the same few preflop states."""
 
 BUTTON_SEAT, BIG_BLIND_SEAT = 0, 1
 """Seats of the blueprint's learning game."""
@@ -211,6 +214,7 @@ class BlueprintAgent(Agent):
         self._game: HUNLGame = blueprint.game
         self._allin_solutions: SolutionCache[AllinSolution] = SolutionCache(ALLIN_CACHE_SIZE)
         self._allin_preflop_solutions: SolutionCache[AllinSolution] = SolutionCache(ALLIN_PREFLOP_CACHE_SIZE)
+        self._preflop_ranges: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(RANGE_PREFLOP_CACHE_SIZE)
         self.allin_solves = 0
         """All-in games solved so far (cache misses)."""
 
@@ -247,7 +251,9 @@ class BlueprintAgent(Agent):
         call for all the hands that the network answers.
 
         The network's rows may differ from :meth:`decision`'s in the last bits (float32 matrix
-        products group their sums by batch size); everything else is computed the same way.
+        products group their sums by batch size); everything else is computed the same way. Preflop,
+        the rows of all 1,326 hands are computed once per public state and kept
+        (``RANGE_PREFLOP_CACHE_SIZE`` states).
         """
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)
@@ -261,19 +267,35 @@ class BlueprintAgent(Agent):
             probabilities[solved, CHECK_CALL_SLOT] = answers[solved, CALL]
             probabilities[solved] /= probabilities[solved].sum(axis=1, keepdims=True)
             asks_network = ~solved
-        count = int(asks_network.sum())
-        if count:
-            chip_scale = self._game.config.big_blind / observation.config.big_blind
-            records = np.empty(count, dtype=self.blueprint.encoder.record_dtype)
-            records[:] = observation_record(observation, state, chip_scale)
-            records["hole"] = np.sort(hands[asks_network], axis=1)  # the record holds them sorted
-            network = self.blueprint.probabilities_batch(
-                records, np.broadcast_to(mask, (count, mask.size)), blueprint_seat(observation)
+        if not asks_network.any():
+            return probabilities, actions
+        if observation.street == Street.PREFLOP:
+            table, _ = self._preflop_ranges.get(
+                public_key(observation), lambda: self._network_rows(observation, state, mask, ALL_COMBOS)
             )
-            if not np.all(np.isfinite(network)):
-                raise ValueError("the blueprint's policy gave non-finite probabilities")
-            probabilities[asks_network] = threshold_probabilities(network, self.threshold)
+            probabilities[asks_network] = table[COMBO_INDEX[hands[asks_network, 0], hands[asks_network, 1]]]
+        else:
+            probabilities[asks_network] = self._network_rows(observation, state, mask, hands[asks_network])
         return probabilities, actions
+
+    def _network_rows(
+        self,
+        observation: Observation,
+        state: HUNLState,
+        mask: npt.NDArray[np.bool_],
+        hands: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.float64]:
+        """The thresholded network policy float64 ``[H, num_slots]`` holding each of ``hands``: one call."""
+        chip_scale = self._game.config.big_blind / observation.config.big_blind
+        records = np.empty(len(hands), dtype=self.blueprint.encoder.record_dtype)
+        records[:] = observation_record(observation, state, chip_scale)
+        records["hole"] = np.sort(hands, axis=1)  # the record holds them sorted
+        network = self.blueprint.probabilities_batch(
+            records, np.broadcast_to(mask, (len(hands), mask.size)), blueprint_seat(observation)
+        )
+        if not np.all(np.isfinite(network)):
+            raise ValueError("the blueprint's policy gave non-finite probabilities")
+        return threshold_probabilities(network, self.threshold)
 
     def answers_offtree_allin(self, observation: Observation) -> bool:
         """Whether :meth:`decision` answers ``observation`` with a solved all-in game (``allin="solve"``

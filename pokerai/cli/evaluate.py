@@ -1,7 +1,11 @@
 """``pokerai eval``: duplicate matches between two agents, or local best response against one.
 
-    pokerai eval --a SPEC --b SPEC --pairs N [--seed S] [--workers W] [--json] [--log PATH]
-    pokerai eval --lbr --a SPEC --hands N [--seed S] [--workers W] [--json]
+    pokerai eval --a SPEC --b SPEC --pairs N [--seed S] [--workers W] [--json] [--log PATH] [--no-aivat]
+    pokerai eval --lbr --a SPEC --hands N [--lbr-menu NAME] [--seed S] [--workers W] [--json] [--no-aivat]
+
+AIVAT (:mod:`pokerai.eval.aivat`) is on whenever a seat's policy is known; the
+text output prints it under the plain estimate and ``--json`` adds the key
+``aivat``. ``--lbr-menu lisy-bowling`` is Lisý & Bowling's headline LBR.
 
 ``register(commands)`` adds the subcommand to the ``pokerai`` argparse subparsers.
 Bad input is one sentence on stderr (``pokerai eval: error: ...``) and exit status 2,

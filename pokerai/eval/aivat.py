@@ -42,10 +42,14 @@ the known seat holding ``c`` is worth ``(2·e − 1)·m`` against the other seat
 hand, where ``e`` is its showdown equity (win + tie/2) over the rest of the
 board: exact on the river and the turn (every river card), and estimated on
 the flop and preflop from ``AIVATConfig.boards`` boards drawn from a generator
-that play never sees. A fold is worth what it wins. Before the deal the value is
-0 by symmetry, and ``V`` at a chance node equals the mean over the next card of
-``V`` after it (the equity is a martingale), so every chance term is exact in
-expectation; sampled equities are unbiased, so the estimate stays unbiased.
+that play never sees. A fold is worth what it wins. Where both seats' policies
+are known, an action's value looks one step ahead: the mean of its children's
+values over the known reply (``AIVATConfig.lookahead``). Facing a shove that is
+mostly folded, "the bet is called" is a poor guess; the reply's policy is not.
+Before the deal the value is 0 by symmetry, and ``V`` at a chance node equals
+the mean over the next card of ``V`` after it (the equity is a martingale), so
+every chance term is exact in expectation; sampled equities are unbiased, so
+the estimate stays unbiased.
 """
 
 from __future__ import annotations
@@ -172,15 +176,21 @@ class AIVATConfig:
     factor by which the contested chips are expected to grow before the showdown;
     the value is ``(2·e − 1)·min(growth·m, smaller stack)`` (1 on the river, where
     the value of a called pot is exact). Any fixed values keep the estimate unbiased;
-    good ones remove more variance.
+    good ones remove more variance. ``lookahead``: at a known player's decision with at
+    most this many actions (fold aside) that it may take, each action's value is the
+    expectation over the reply of the next player when that player's policy is known
+    too (one step ahead, :func:`hand_aivat`); 0 turns it off.
     """
 
     boards: int = 48
     growth: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    lookahead: int = 8
 
     def __post_init__(self) -> None:
         if isinstance(self.boards, bool) or not isinstance(self.boards, int) or self.boards < 1:
             raise ValueError(f"AIVAT boards {self.boards!r} is not a positive whole number")
+        if isinstance(self.lookahead, bool) or not isinstance(self.lookahead, int) or self.lookahead < 0:
+            raise ValueError(f"AIVAT lookahead {self.lookahead!r} is not a whole number >= 0")
         if len(self.growth) != 3 or not all(math.isfinite(g) and g >= 1.0 for g in self.growth):
             raise ValueError(f"AIVAT growth {self.growth!r} is not three numbers >= 1 (preflop, flop, turn)")
 
@@ -334,12 +344,13 @@ def hand_aivat(
     # The deal: every hand's value before it is 0 (the game is symmetric), so the term is -V.
     walk.terms -= sign * (2.0 * walk.equity - 1.0) * config.stake(_contested(replay.committed, cap), 0, cap)
     street = replay.street
+    ahead: _Ahead | None = None
     for action in state.history:
         actor = replay.to_act
         assert actor is not None and actor == action.player
         if known[actor]:
-            _decision_terms(
-                walk, replay, action, agents[actor], actor == imaginary, state, player, sign, config
+            ahead = _decision_terms(
+                walk, replay, action, agents, known, imaginary, state, player, sign, config, ahead
             )
             if not walk.weights.any():
                 raise ValueError(
@@ -362,46 +373,134 @@ def hand_aivat(
     return float(weights @ (results[kept] + walk.terms[kept]) / weights.sum())
 
 
+@dataclass(frozen=True)
+class _Ahead:
+    """The policy of the next decision, asked while valuing the last one: its history length, the
+    live hands it was asked for (indices into the walk's hands), and the policy."""
+
+    moves: int
+    live: npt.NDArray[np.intp]
+    policy: RangePolicy
+
+
+def _asked(
+    walk: _HandWalk, live: npt.NDArray[np.intp], actor: int, imaginary: int, final: HUNLState
+) -> npt.NDArray[np.int64]:
+    """The hands to ask ``actor``'s policy for: the live candidates of the imaginary seat, else its
+    real hand."""
+    return walk.hands[live] if actor == imaginary else np.array([final.hole_cards(actor)], dtype=np.int64)
+
+
+def _ask(agent: Agent, state: HUNLState, hands: npt.NDArray[np.int64]) -> RangePolicy:
+    policy = agent.range_policy(Observation.from_state(state), hands)
+    if policy is None:
+        raise ValueError(f"agent {agent.name!r} implements range_policy but gave none at {state!r}")
+    return policy
+
+
+def _fold_value(state: HUNLState, player: int) -> float:
+    """What ``player`` wins if the player to act at ``state`` folds."""
+    actor = state.to_act
+    assert actor is not None
+    return float(state.committed[actor]) * (-1.0 if actor == player else 1.0)
+
+
+def _stakes(
+    state: HUNLState, policy: RangePolicy, config: AIVATConfig
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The chips at stake after each row of ``policy`` at ``state`` (float64 [A]) and which rows fold."""
+    contested, folds = _child_contested(state, policy)
+    return config.stake(contested, state.street, min(state.config.stacks)), folds
+
+
+def _mean_value(
+    state: HUNLState,
+    policy: RangePolicy,
+    strength: npt.NDArray[np.float64],
+    player: int,
+    config: AIVATConfig,
+) -> npt.NDArray[np.float64]:
+    """float64 ``[L]``: the mean over ``policy``'s rows of their children's check-down values for
+    ``player``, for each live hand of ``strength`` (``2e − 1`` from ``player``'s side); a fold is
+    worth what it wins. Never forms the ``[A, L]`` values (a random agent has thousands of rows)."""
+    stakes, folds = _stakes(state, policy, config)
+    fold_probability = policy.probabilities[folds].sum(axis=0)
+    expected_stake = stakes[~folds] @ policy.probabilities[~folds]
+    values: npt.NDArray[np.float64] = fold_probability * _fold_value(state, player)
+    return values + strength * expected_stake
+
+
 def _decision_terms(
     walk: _HandWalk,
     replay: HUNLState,
     action: Action,
-    agent: Agent,
-    imaginary: bool,
+    agents: Sequence[Agent],
+    known: Sequence[bool],
+    imaginary: int,
     final: HUNLState,
     player: int,
     sign: float,
     config: AIVATConfig,
-) -> None:
+    ahead: _Ahead | None,
+) -> _Ahead | None:
     """Add the control variate of a known agent's decision at ``replay`` (and, for the imaginary
-    seat, multiply its hands' weights by the probability of the action)."""
+    seat, multiply its hands' weights by the probability of the action).
+
+    The value of each action the agent may take is the check-down value of its child, or, with
+    the lookahead, the expectation of the child's values over the next player's reply when that
+    player's policy is known and the street goes on. The choice depends only on the public state
+    and the policies, never on the action taken, so the term keeps mean 0. Returns the next
+    decision's policy when it was asked here (the child of the action taken), else None.
+    """
     actor = replay.to_act
     assert actor is not None
-    observation = Observation.from_state(replay)
     live = np.flatnonzero(walk.weights > 0)
-    asked = walk.hands[live] if imaginary else np.array([final.hole_cards(actor)], dtype=np.int64)
-    policy = agent.range_policy(observation, asked)
-    if policy is None:
-        raise ValueError(f"agent {agent.name!r} implements range_policy but gave none at {replay!r}")
+    if ahead is not None and ahead.moves == len(replay.history):
+        policy = ahead.policy
+        if actor == imaginary and policy.probabilities.shape[1] > 1:  # live hands only shrink
+            policy = RangePolicy(
+                policy.kinds, policy.amounts, policy.probabilities[:, np.searchsorted(ahead.live, live)]
+            )
+    else:
+        policy = _ask(agents[actor], replay, _asked(walk, live, actor, imaginary, final))
+    observation = Observation.from_state(replay)
     row = policy.row(observation, action)
     chosen = policy.probabilities[row] if row is not None else np.zeros(policy.probabilities.shape[1])
-    if not imaginary and chosen[0] <= 0:
-        raise ValueError(f"agent {agent.name!r} played {action} which its policy gives probability 0")
-    contested, folds = _child_contested(replay, policy)
-    contested = config.stake(contested, replay.street, min(replay.config.stacks))
-    folded_value = float(replay.committed[actor]) * (-1.0 if actor == player else 1.0)
-    fold_probability = policy.probabilities[folds].sum(axis=0)
-    expected_contested = contested[~folds] @ policy.probabilities[~folds]
+    if actor != imaginary and chosen[0] <= 0:
+        raise ValueError(f"agent {agents[actor].name!r} played {action} which its policy gives probability 0")
     strength = sign * (2.0 * walk.equity[live] - 1.0)
-    expected = fold_probability * folded_value + strength * expected_contested
-    if action.kind is ActionKind.FOLD:
-        happened = np.full(len(live), folded_value)
+    stakes, folds = _stakes(replay, policy, config)
+
+    def value(row: int) -> npt.NDArray[np.float64]:
+        """The check-down value of ``row``'s child for each live hand."""
+        return np.full(len(live), _fold_value(replay, player)) if folds[row] else stakes[row] * strength
+
+    expected = _mean_value(replay, policy, strength, player, config)
+    ahead_values: dict[int, npt.NDArray[np.float64]] = {}
+    following: _Ahead | None = None
+    candidates = np.flatnonzero((policy.probabilities > 0).any(axis=1) & ~folds)
+    if len(candidates) <= config.lookahead:
+        for candidate in candidates.tolist():
+            child = replay.clone()
+            kind = ActionKind(int(policy.kinds[candidate]))
+            amount = replay.call_amount if kind is ActionKind.CALL else int(policy.amounts[candidate])
+            child.apply(Action(actor, kind, amount))
+            reply = child.to_act
+            if reply is None or child.street != replay.street or not known[reply]:
+                continue
+            reply_policy = _ask(agents[reply], child, _asked(walk, live, reply, imaginary, final))
+            looked = ahead_values[candidate] = _mean_value(child, reply_policy, strength, player, config)
+            expected = expected + policy.probabilities[candidate] * (looked - value(candidate))
+            if candidate == row:
+                following = _Ahead(len(child.history), live, reply_policy)
+    if row is None:
+        happened = np.zeros(len(live))
     else:
-        assert row is not None or imaginary
-        happened = strength * (contested[row] if row is not None else 0.0)
+        happened = ahead_values[row] if row in ahead_values else value(row)
     walk.terms[live] += expected - happened
-    if imaginary:
+    if actor == imaginary:
         walk.weights[live] *= chosen
+    return following
 
 
 # ---------------------------------------------------------------------- scores

@@ -209,14 +209,14 @@ def _play_pairs(
                 agents[player].begin_hand(player, button)
             state = play_hand(HUNLState.new(config, button, deck=cards), agents, rngs)
             returns = check_conservation(state)
-            for player in (0, 1):
-                agents[player].end_hand(HandSummary.from_state(state, player))
             results[row, column] = returns[a_player]
-            if aivat_results is not None:
+            if aivat_results is not None:  # before end_hand: the policies as they were during the hand
                 started = time.perf_counter()
                 aivat_rng = np.random.default_rng([seed, pair, column, AIVAT_STREAM])
                 aivat_results[row, column] = hand_aivat(state, a_player, agents, aivat_rng, aivat)
                 aivat_seconds += time.perf_counter() - started
+            for player in (0, 1):
+                agents[player].end_hand(HandSummary.from_state(state, player))
             if log:
                 by_player = names if hand == 0 else (names[1], names[0])
                 lines.append(to_acpc(state, hand_number=hands_per_pair * pair + column, names=by_player))
@@ -301,6 +301,13 @@ def run_chunks(
     return ordered
 
 
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it, then restored)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
     target = Path(path)
@@ -309,6 +316,7 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a plain file is not
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -113,6 +113,29 @@ def test_blueprint_range_policy_agrees_hand_by_hand(
         assert_agrees(agent, observation, hands, sampled=sample)
 
 
+def test_blueprint_preflop_ranges_are_computed_once_per_public_state(
+    capped: Blueprint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = BlueprintAgent(capped, threshold=0.3)
+    calls: list[int] = []
+    network = capped.probabilities_batch
+
+    def counted(records: npt.NDArray[np.void], *args: object) -> npt.NDArray[np.float64]:
+        calls.append(len(records))
+        return network(records, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capped, "probabilities_batch", counted)
+    observation = Observation.from_state(spot(capped, []))
+    hands = hands_off(observation, None)
+    first = agent.range_policy(observation, hands[:400])
+    second = agent.range_policy(observation, hands[200:])
+    assert calls == [len(ALL_COMBOS)]  # one network call for every hand, then the kept rows
+    np.testing.assert_array_equal(first.probabilities[:, 200:], second.probabilities[:, :200])
+    flop = Observation.from_state(spot(capped, CHECKED_DOWN[:2]))
+    agent.range_policy(flop, hands_off(flop, None)[:10])
+    assert calls[1:] == [10]  # after the flop every call asks the network
+
+
 @pytest.mark.parametrize("sample", [True, False])
 def test_blueprint_range_policy_answers_an_offmenu_allin_with_its_solve(
     capped: Blueprint, sample: bool

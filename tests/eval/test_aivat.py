@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
-from pokerai.agents.base import Agent, Observation, RangePolicy
+from pokerai.agents.base import Agent, HandSummary, Observation, RangePolicy
 from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent
+from pokerai.agents.exploiters import ShoverAgent
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.equity import equity as exact_equity
 from pokerai.engine.state import HUNLState
@@ -227,6 +229,28 @@ def test_hold_em_aivat_agrees_with_the_plain_mean_and_has_less_variance(agents: 
     assert corrected_array.var() < plain_array.var()
 
 
+@pytest.mark.parametrize("shover_seat", [0, 1])
+def test_looking_one_step_ahead_keeps_the_mean_and_removes_more_variance(shover_seat: int) -> None:
+    # The random agent often folds to the shove; valuing the shove as called misjudges it.
+    agents: tuple[Agent, Agent] = (ShoverAgent(0.5), RandomAgent())
+    if shover_seat:
+        agents = (agents[1], agents[0])
+    plain: list[float] = []
+    flat: list[float] = []
+    ahead: list[float] = []
+    configs = ((AIVATConfig(boards=24, lookahead=0), flat), (AIVATConfig(boards=24), ahead))
+    for seed in range(300):
+        state = _hand(agents, seed)
+        plain.append(state.returns()[0])
+        for config, estimates in configs:
+            estimates.append(hand_aivat(state, 0, agents, np.random.default_rng([seed, 9]), config))
+    plain_array, flat_array, ahead_array = (np.array(values, float) for values in (plain, flat, ahead))
+    for one, other in ((ahead_array, flat_array), (ahead_array, plain_array)):
+        difference = one - other
+        assert abs(difference.mean()) < 4 * difference.std() / np.sqrt(len(difference))
+    assert ahead_array.var() < 0.8 * flat_array.var() and flat_array.var() < plain_array.var()
+
+
 def test_a_duplicate_match_reports_aivat_when_a_policy_is_known() -> None:
     result = duplicate_match(RaiseAgent(), RandomAgent(), 60, seed=4, aivat=None)
     assert result.aivat_results is not None and result.aivat_results.shape == result.a_results.shape
@@ -239,6 +263,29 @@ def test_a_duplicate_match_reports_aivat_when_a_policy_is_known() -> None:
     again = duplicate_match(RaiseAgent(), RandomAgent(), 60, seed=4, workers=2, aivat=True)
     assert again.aivat_results is not None
     assert np.array_equal(again.aivat_results, result.aivat_results)
+
+
+class _Learner(CallAgent):
+    """Checks or calls; asked for its policy only while a hand runs (before ``end_hand``), as an agent
+    that learns from each hand's end needs."""
+
+    name = "learner"
+    in_hand = False
+
+    def begin_hand(self, player: int, button: int) -> None:
+        self.in_hand = True
+
+    def end_hand(self, summary: HandSummary) -> None:
+        self.in_hand = False
+
+    def range_policy(self, observation: Observation, hands: npt.NDArray[np.int64]) -> RangePolicy | None:
+        assert self.in_hand, "asked for the policy after the hand ended"
+        return super().range_policy(observation, hands)
+
+
+def test_a_duplicate_match_scores_each_hand_before_the_agents_learn_from_it() -> None:
+    result = duplicate_match(_Learner(), RandomAgent(), 20, seed=6, aivat=True)
+    assert result.aivat_results is not None and np.all(np.isfinite(result.aivat_results))
 
 
 def test_aivat_is_off_by_default_when_no_policy_is_known() -> None:
@@ -254,3 +301,19 @@ def test_an_lbr_run_scores_lbr_with_aivat_over_the_targets_hands() -> None:
     assert result.aivat_results is not None and result.aivat_results.shape == (30,)
     assert result.to_json()["aivat"] is not None
     assert not np.array_equal(result.aivat_results, result.exploiter_results)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"boards": 0}, "boards 0 is not a positive whole number"),
+        ({"boards": True}, "boards True is not a positive whole number"),
+        ({"growth": (1.0, 0.5, 1.0)}, "is not three numbers >= 1"),
+        ({"growth": (1.0, 1.0)}, "is not three numbers >= 1"),
+        ({"lookahead": -1}, "lookahead -1 is not a whole number >= 0"),
+        ({"lookahead": 2.5}, "lookahead 2.5 is not a whole number >= 0"),
+    ],
+)
+def test_bad_aivat_settings_are_refused(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        AIVATConfig(**settings)

@@ -335,7 +335,7 @@ def test_full_match_against_the_fake_dealer(
     dealer = FakeDealer(hands, seed)
     dealer.start()
     status = run_acpc(dealer.port, "--agent", agent, "--seed", "3")
-    dealer.join(10)
+    dealer.join(SOCKET_TIMEOUT)
     assert dealer.errors == []
     assert status == 0
     assert dealer.hands_played == hands
@@ -354,7 +354,7 @@ def test_match_with_the_default_blueprint_from_another_folder(
     dealer = FakeDealer(20, 5)
     dealer.start()
     status = run_acpc(dealer.port, "--seed", "1")
-    dealer.join(10)
+    dealer.join(SOCKET_TIMEOUT)
     assert dealer.errors == [] and status == 0
     out = capsys.readouterr().out
     assert "blueprint:checkpoints/hunl_tiny" in out
@@ -404,7 +404,7 @@ def test_dealer_closing_mid_hand_exits_1(capsys: pytest.CaptureFixture[str]) -> 
     dealer = ScriptedDealer([first + "|reply"], close=True)
     dealer.start()
     status = run_acpc(dealer.port, "--agent", "call")
-    dealer.join(5)
+    dealer.join(SOCKET_TIMEOUT)
     assert dealer.replies == [first + ":c"]
     assert status == 1
     captured = capsys.readouterr()

@@ -161,7 +161,7 @@ def spawn(*argv: str, cwd: Path | None = None) -> Child:
         ["-c", ENTRY, "play", *argv],
         cwd=str(cwd) if cwd else None,
         encoding="utf-8",
-        timeout=30,
+        timeout=600,  # a busy machine may take minutes to import torch and compile the kernels
         dimensions=(60, 200),
         env={**os.environ, "NO_COLOR": "1", "TERM": "dumb"},
     )

@@ -479,14 +479,14 @@ def _decision_terms(
     ahead_values: dict[int, npt.NDArray[np.float64]] = {}
     following: _Ahead | None = None
     candidates = np.flatnonzero((policy.probabilities > 0).any(axis=1) & ~folds)
-    if len(candidates) <= config.lookahead:
+    if known[1 - actor] and len(candidates) <= config.lookahead:  # the reply is the other seat's
         for candidate in candidates.tolist():
             child = replay.clone()
             kind = ActionKind(int(policy.kinds[candidate]))
             amount = replay.call_amount if kind is ActionKind.CALL else int(policy.amounts[candidate])
             child.apply(Action(actor, kind, amount))
             reply = child.to_act
-            if reply is None or child.street != replay.street or not known[reply]:
+            if reply is None or child.street != replay.street:
                 continue
             reply_policy = _ask(agents[reply], child, _asked(walk, live, reply, imaginary, final))
             looked = ahead_values[candidate] = _mean_value(child, reply_policy, strength, player, config)

@@ -18,7 +18,8 @@ so modules may use ``from __future__ import annotations``):
 * ``X | None`` (``null`` in YAML), unions of the types above, and
   ``Literal[...]``.
 
-Missing keys take the field's default; a field without one must be given.
+Missing keys take the field's default; a field without one must be given, and so
+must the top-level keys a caller names in ``required``.
 Numeric bounds come from the field's metadata, for instance
 ``field(default=8, metadata={"min": 1, "max": 1000, "help": "buckets on the river"})``;
 they apply to a number, or to each number of a tuple. After its fields are
@@ -39,7 +40,7 @@ import math
 import os
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
@@ -58,12 +59,16 @@ class ConfigError(ValueError):
 # ---------------------------------------------------------------------------- loading
 
 
-def load_config(source: str | os.PathLike[str] | Mapping[str, Any], cls: type[T]) -> T:
+def load_config(
+    source: str | os.PathLike[str] | Mapping[str, Any], cls: type[T], *, required: Sequence[str] = ()
+) -> T:
     """Build the dataclass ``cls`` from a YAML file (a path) or from a mapping.
 
-    An empty YAML file gives every field its default. Raises :class:`ConfigError`
-    for a missing or unreadable file, text that is not valid YAML, a top level
-    that is not a mapping, and any key or value that does not fit ``cls``.
+    An empty YAML file gives every field its default, unless ``required`` names
+    top-level keys that must be written even though they have defaults. Raises
+    :class:`ConfigError` for a missing or unreadable file, text that is not valid
+    YAML, a top level that is not a mapping, a missing required key, and any key
+    or value that does not fit ``cls``.
     """
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         raise TypeError(f"load_config builds dataclasses, and {cls!r} is not a dataclass type")
@@ -71,10 +76,28 @@ def load_config(source: str | os.PathLike[str] | Mapping[str, Any], cls: type[T]
         name = os.fspath(source)
         data = _read_yaml(Path(name), name)
         try:
-            return _build_dataclass(cls, data, ())
+            config = _build_dataclass(cls, data, ())
+            _check_required(data, required)
         except ConfigError as error:
             raise ConfigError(f"{name}: {error}") from None
-    return _build_dataclass(cls, source, ())
+        return config
+    config = _build_dataclass(cls, source, ())
+    _check_required(source, required)
+    return config
+
+
+def _check_required(data: object, required: Sequence[str]) -> None:
+    """Raise if a key of ``required`` is not in ``data``. Called once the keys are known to be right, so
+    that a misspelt required key is reported as the unknown key it is."""
+    if not required or not isinstance(data, Mapping):
+        return  # a top level that is not a mapping is reported by _build_dataclass
+    missing = [key for key in required if key not in data]
+    if not missing:
+        return
+    keys = ", ".join(missing)
+    if not data:
+        raise ConfigError(f"the config is empty, and it must give at least {keys}")
+    raise ConfigError(f"required key{'s' if len(missing) > 1 else ''} missing: {keys}")
 
 
 def _read_yaml(path: Path, name: str) -> object:

@@ -163,6 +163,24 @@ def test_missing_required() -> None:
     assert error_of({"schedule": {"end": 2.0}}) == "schedule.start: required key is missing"
 
 
+def test_keys_a_caller_requires_must_be_written_even_with_defaults(tmp_path: Path) -> None:
+    required = ("name", "seed")
+    assert load_config({"name": "x", "seed": 1}, Example, required=required) == Example(name="x", seed=1)
+    with pytest.raises(ConfigError, match=r"^required key missing: seed$"):
+        load_config({"name": "x"}, Example, required=required)
+    # A misspelt key is named as unknown, not as a required key missing.
+    with pytest.raises(ConfigError, match=r"^unknown key 'sede'"):
+        load_config({"name": "x", "sede": 1}, Example, required=required)
+    path = tmp_path / "empty.yaml"
+    path.write_text("# nothing set\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, Example, required=required)
+    assert str(caught.value) == f"{path}: the config is empty, and it must give at least name, seed"
+    path.write_text("seed: 3\n")
+    with pytest.raises(ConfigError, match=r"required key missing: name$"):
+        load_config(path, Example, required=required)
+
+
 def test_post_init_error_is_prefixed_with_the_key_path() -> None:
     message = error_of({"schedule": {"start": 2.0, "end": 1.0}})
     assert message == "schedule: end 1.0 is before start 2.0"

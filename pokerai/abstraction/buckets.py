@@ -197,6 +197,12 @@ class CardAbstraction:
         source = Path(path)
         if not source.is_file():
             raise AbstractionError(f"{source}: no such abstraction file")
+        with source.open("rb") as stream:
+            if stream.read(2) != b"PK":  # every .npz archive (a zip file) starts so
+                raise AbstractionError(
+                    f"{source}: not a pokerai card abstraction file (those are .npz archives written by "
+                    "`pokerai abstraction build`)"
+                )
         try:
             with np.load(source, allow_pickle=False) as archive:
                 names = set(archive.files)

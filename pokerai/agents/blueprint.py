@@ -56,9 +56,17 @@ from pokerai.agents.base import Agent, Observation, RangePolicy
 from pokerai.agents.baselines import is_same_action
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
-from pokerai.engine.state import Action, HUNLState, Street
+from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.games.hunl import HUNLGame
-from pokerai.search.allin import CALL, FOLD, AllinSolution, before_last_action, is_offtree_allin, solve_allin
+from pokerai.search.allin import (
+    CALL,
+    FOLD,
+    AllinSolution,
+    before_last_action,
+    is_offtree_allin,
+    solve_allin,
+    warm_up_allin,
+)
 from pokerai.search.hunl import ALL_COMBOS, COMBO_INDEX, combo_index, state_record, threshold_probabilities
 
 ALLIN_ANSWERS = ("policy", "solve")
@@ -189,12 +197,20 @@ class BlueprintAgent(Agent):
     ``max_raises``): ``"policy"`` (the default) asks the network, which never met
     that state in training; ``"solve"`` plays the solved call-or-fold game of
     :mod:`pokerai.search.allin` (not thresholded), cached by public state.
+    ``allin_budget_ms`` (positive, or None for none) stops that solve's CFR+ iterations
+    after so many milliseconds (:func:`~pokerai.search.allin.solve_allin`).
     """
 
     name = "blueprint"
 
     def __init__(
-        self, blueprint: Blueprint, *, sample: bool = True, threshold: float = 0.0, allin: str = "policy"
+        self,
+        blueprint: Blueprint,
+        *,
+        sample: bool = True,
+        threshold: float = 0.0,
+        allin: str = "policy",
+        allin_budget_ms: float | None = None,
     ) -> None:
         if not isinstance(blueprint, Blueprint):
             raise ValueError(f"BlueprintAgent needs a Blueprint, not {blueprint!r}")
@@ -207,6 +223,13 @@ class BlueprintAgent(Agent):
             )
         if allin not in ALLIN_ANSWERS:
             raise ValueError(f"allin {allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
+        if allin_budget_ms is not None and (
+            isinstance(allin_budget_ms, bool)
+            or not isinstance(allin_budget_ms, (int, float))
+            or not allin_budget_ms > 0
+        ):
+            raise ValueError(f"allin_budget_ms {allin_budget_ms!r} is not a positive number of milliseconds")
+        self.allin_budget_ms = None if allin_budget_ms is None else float(allin_budget_ms)
         self.blueprint = blueprint
         self.sample = sample
         self.threshold = float(threshold)
@@ -309,11 +332,34 @@ class BlueprintAgent(Agent):
         cache = (
             self._allin_preflop_solutions if observation.street == Street.PREFLOP else self._allin_solutions
         )
+        budget_s = None if self.allin_budget_ms is None else self.allin_budget_ms / 1000.0
         solution, solved = cache.get(
-            public_key(observation), lambda: solve_allin(self.blueprint, state, threshold=self.threshold)
+            public_key(observation),
+            lambda: solve_allin(self.blueprint, state, threshold=self.threshold, time_budget_s=budget_s),
         )
         self.allin_solves += solved
         return solution
+
+    def budget_solves(self, seconds: float) -> None:
+        """Give every solve this agent runs without a time budget one of ``seconds`` (``pokerai play``
+        does, so that no decision at the table waits on an unbounded solve): here the all-in answer."""
+        if self.allin_budget_ms is None:
+            self.allin_budget_ms = 1000.0 * seconds
+
+    def warm_up(self) -> None:
+        """Do now the slow first-time work of this agent's decisions, kept per process, so that the first
+        decisions that need it do not wait: one decision on a flop, which builds the network input's
+        per-process tables (about 0.6 s, which every first decision would otherwise take); then, with
+        ``allin="solve"``, the all-in answer's kernel and preflop equity matrix
+        (:func:`~pokerai.search.allin.warm_up_allin`). ``pokerai play`` runs it in a background
+        thread while the first hand is dealt. Decisions are the same with or without it.
+        """
+        state = HUNLState.new(self._game.config, 0, deck=range(9))
+        while state.street < Street.FLOP:
+            state = state.after(ActionKind.CALL)  # the button completes, the big blind checks
+        self.decision(Observation.from_state(state))
+        if self.allin == "solve":
+            warm_up_allin()
 
     def _choose(self, probabilities: npt.NDArray[np.float64], rng: np.random.Generator | None) -> int:
         if not self.sample or rng is None:
@@ -406,13 +452,20 @@ def slot_range_policy(
 
 
 def load_blueprint_agent(
-    path: str, *, sample: bool = True, threshold: float = 0.0, allin: str = "policy"
+    path: str,
+    *,
+    sample: bool = True,
+    threshold: float = 0.0,
+    allin: str = "policy",
+    allin_budget_ms: float | None = None,
 ) -> BlueprintAgent:
     """A :class:`BlueprintAgent` for the blueprint folder (or ``policy.pt``) at ``path``.
 
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the path.
     """
-    return BlueprintAgent(Blueprint.load(path), sample=sample, threshold=threshold, allin=allin)
+    return BlueprintAgent(
+        Blueprint.load(path), sample=sample, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
+    )
 
 
 __all__ = [

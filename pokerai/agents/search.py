@@ -76,6 +76,7 @@ from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, public_key, 
 from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS, RiverCheckCap, RiverResponses
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
+from pokerai.search.allin import load_solver_kernel
 from pokerai.search.hunl import (
     COMBO_INDEX,
     DEFAULT_RESPONSE_PRIOR,
@@ -85,7 +86,7 @@ from pokerai.search.hunl import (
     solve_river,
     with_any_allin,
 )
-from pokerai.search.preflop import PreflopSolution, solve_preflop
+from pokerai.search.preflop import PreflopSolution, preflop_equity_matrix, solve_preflop
 from pokerai.search.subgame import blend
 from pokerai.search.turn import CONTINUATIONS, DEFAULT_RIVER_CARDS, TurnSolution, solve_turn
 
@@ -134,7 +135,8 @@ class SearchAgent(BlueprintAgent):
     ``max_raises``), ``turn_leaves`` (one of :data:`TURN_LEAVES`) and
     ``river_cards`` (at least 5, or None for all 48). ``preflop`` also searches
     preflop decisions, with ``preflop_budget_ms`` (positive or None) and
-    ``preflop_max_raises`` (as ``max_raises``). ``allin`` is the blueprint agent's.
+    ``preflop_max_raises`` (as ``max_raises``). ``allin`` and ``allin_budget_ms`` are the blueprint
+    agent's.
     ``check_cap`` (with ``cap_min_showdowns``, a positive whole number) learns the
     opponent's river check cap from showdowns, ``responses`` (with ``response_prior``, a
     positive number; not with ``safe``) how it answers the agent's first river bet (module
@@ -163,6 +165,7 @@ class SearchAgent(BlueprintAgent):
         preflop_budget_ms: float | None = DEFAULT_PREFLOP_BUDGET_MS,
         preflop_max_raises: int | None = DEFAULT_PREFLOP_MAX_RAISES,
         allin: str = "policy",
+        allin_budget_ms: float | None = None,
         river_allin: bool = False,
         opponent_threshold: float | None = None,
         check_cap: bool = False,
@@ -170,7 +173,9 @@ class SearchAgent(BlueprintAgent):
         responses: bool = False,
         response_prior: float = DEFAULT_RESPONSE_PRIOR,
     ) -> None:
-        super().__init__(blueprint, sample=sample, threshold=threshold, allin=allin)
+        super().__init__(
+            blueprint, sample=sample, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
+        )
         if not isinstance(check_cap, bool):
             raise ValueError(f"check_cap {check_cap!r} is not true or false")
         self.check_model = RiverCheckCap(cap_min_showdowns) if check_cap else None
@@ -257,6 +262,26 @@ class SearchAgent(BlueprintAgent):
         """Solves run so far, river and turn (cache misses)."""
         self.turn_solves = 0
         """Turn solves run so far (cache misses)."""
+
+    def budget_solves(self, seconds: float) -> None:
+        """Give every solve without a time budget one of ``seconds``: the all-in answer and the river,
+        turn and preflop searches (whose budgets are ``None`` only when asked for)."""
+        super().budget_solves(seconds)
+        milliseconds = 1000.0 * seconds
+        if self.budget_ms is None:
+            self.budget_ms = milliseconds
+        if self.turn_budget_ms is None:
+            self.turn_budget_ms = milliseconds
+        if self.preflop_budget_ms is None:
+            self.preflop_budget_ms = milliseconds
+
+    def warm_up(self) -> None:
+        """The blueprint agent's warm-up, and the CFR+ kernel that every search uses (with ``preflop``,
+        the preflop equity matrix too)."""
+        super().warm_up()
+        load_solver_kernel()
+        if self.preflop:
+            preflop_equity_matrix()
 
     def end_hand(self, summary: HandSummary) -> None:
         """Learn from the finished hand: with ``check_cap`` its showdown (:class:`RiverCheckCap`),

@@ -45,6 +45,7 @@ names the spec and lists the valid ones.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pokerai.agents.base import Agent
 from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent
@@ -70,6 +71,134 @@ _FACTORIES: dict[str, Callable[[], Agent]] = {
 
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 """The specs ``make_agent`` accepts without a path (some also take ``?`` options)."""
+
+
+@dataclass(frozen=True)
+class SpecOption:
+    """One ``KEY=VALUE`` option of an agent spec: its key, its default as written, and what it does."""
+
+    key: str
+    default: str
+    help: str
+
+
+@dataclass(frozen=True)
+class SpecInfo:
+    """An agent spec as ``pokerai agents`` lists it: the spec, one line on how it plays, its options."""
+
+    spec: str
+    summary: str
+    options: tuple[SpecOption, ...] = ()
+
+
+def agent_catalogue() -> tuple[SpecInfo, ...]:
+    """Every spec :func:`make_agent` accepts, with its options and their defaults (``pokerai agents``).
+
+    Defaults are read from the constants the agents use; ``tests/agents/test_spec.py`` holds
+    the option keys equal to the ones :func:`make_agent` parses.
+    """
+    from pokerai.agents import search as search_agent
+    from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS
+    from pokerai.search.hunl import DEFAULT_RESPONSE_PRIOR
+    from pokerai.search.turn import DEFAULT_RIVER_CARDS
+
+    probability = "probability in (0, 1]"
+    blueprint_options = (
+        SpecOption("threshold", "0", "drop actions the policy plays less often than this, then renormalise"),
+        SpecOption("purify", "0", "1: always play the most likely action"),
+        SpecOption(
+            "allin", "policy", "an all-in the menu lacks: 'policy' (the network) or 'solve' (a solved game)"
+        ),
+    )
+    return (
+        SpecInfo("random", "uniform over the legal action kinds; a uniform raise size"),
+        SpecInfo("call", "checks when it may, calls otherwise; never folds or raises"),
+        SpecInfo("raise", "raises the pot whenever it may (all-in when that exceeds the stack)"),
+        SpecInfo("allin", "goes all-in whenever raising is legal; checks or calls otherwise"),
+        SpecInfo("heuristic", "rule-based: equity against a random hand, pot odds, a few bet sizes"),
+        SpecInfo(
+            "shover",
+            "push or fold: shoves any two cards with probability p at its first decision",
+            (SpecOption("p", "0.3", probability),),
+        ),
+        SpecInfo("station", "never folds a pair or a draw; never raises"),
+        SpecInfo(
+            "minraise",
+            "min-raises with probability p whenever it may; never folds",
+            (SpecOption("p", "0.8", probability),),
+        ),
+        SpecInfo(
+            "blueprint:PATH", "an exported Deep CFR blueprint folder played straight", blueprint_options
+        ),
+        SpecInfo(
+            "search:PATH",
+            "the blueprint with real-time search on the river (turn and preflop optional)",
+            (
+                *blueprint_options,
+                SpecOption(
+                    "iterations",
+                    str(search_agent.DEFAULT_ITERATIONS),
+                    "most CFR+ iterations of a river solve",
+                ),
+                SpecOption(
+                    "budget_ms",
+                    f"{search_agent.DEFAULT_BUDGET_MS:g}",
+                    "milliseconds a river solve may take ('none')",
+                ),
+                SpecOption(
+                    "full_iterations",
+                    str(search_agent.DEFAULT_FULL_ITERATIONS),
+                    "iterations at which the solve's strategy fully replaces the blueprint's",
+                ),
+                SpecOption(
+                    "max_raises",
+                    str(search_agent.DEFAULT_MAX_RAISES),
+                    "raises inside the river subgame ('none')",
+                ),
+                SpecOption("safe", "0", "1: the safe re-solving gadget (needs a larger budget)"),
+                SpecOption("river_allin", "0", "1: all-in at any size on the river search's menu"),
+                SpecOption(
+                    "opponent_threshold",
+                    "threshold",
+                    "threshold of the blueprint where it models the opponent's past actions",
+                ),
+                SpecOption("turn", "0", "1: also search the turn, depth-limited"),
+                SpecOption(
+                    "turn_budget_ms",
+                    f"{search_agent.DEFAULT_TURN_BUDGET_MS:g}",
+                    "the turn solve's milliseconds after its leaves are built ('none')",
+                ),
+                SpecOption(
+                    "turn_max_raises", str(search_agent.DEFAULT_TURN_MAX_RAISES), "raises in the turn subgame"
+                ),
+                SpecOption(
+                    "turn_leaves", "depth_limited", "turn leaf values: 'depth_limited' or 'blueprint'"
+                ),
+                SpecOption(
+                    "river_cards", str(DEFAULT_RIVER_CARDS), "river cards per turn-leaf rollout (>= 5, 'all')"
+                ),
+                SpecOption("preflop", "0", "1: also search preflop (leaves valued by all-in equity)"),
+                SpecOption(
+                    "preflop_budget_ms",
+                    f"{search_agent.DEFAULT_PREFLOP_BUDGET_MS:g}",
+                    "milliseconds of a preflop solve ('none')",
+                ),
+                SpecOption(
+                    "preflop_max_raises",
+                    str(search_agent.DEFAULT_PREFLOP_MAX_RAISES),
+                    "raises in the preflop subgame ('none')",
+                ),
+                SpecOption("check_cap", "0", "1: learn the opponent's river check cap from showdowns"),
+                SpecOption("cap_showdowns", str(DEFAULT_MIN_SHOWDOWNS), "showdowns before check_cap acts"),
+                SpecOption("responses", "0", "1: learn the opponent's river responses to bets"),
+                SpecOption(
+                    "response_prior",
+                    f"{DEFAULT_RESPONSE_PRIOR:g}",
+                    "pseudo-counts before responses are trusted",
+                ),
+            ),
+        ),
+    )
 
 
 def _probability_option(factory: Callable[..., Agent]) -> Callable[[str], Agent]:
@@ -296,4 +425,4 @@ def _valid_specs() -> str:
     return ", ".join([*AGENT_NAMES, *(f"{kind}:PATH" for kind in PATH_AGENT_KINDS)])
 
 
-__all__ = ["AGENT_NAMES", "PATH_AGENT_KINDS", "make_agent"]
+__all__ = ["AGENT_NAMES", "PATH_AGENT_KINDS", "SpecInfo", "SpecOption", "agent_catalogue", "make_agent"]

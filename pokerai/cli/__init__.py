@@ -1,5 +1,5 @@
-"""Command-line entry points (``pokerai ...``)."""
+"""Command-line entry points (``pokerai ...``); the program is :func:`pokerai.cli.main.main`.
 
-from pokerai.cli.main import main
-
-__all__ = ["main"]
+Nothing is imported here: ``pokerai --help`` loads only the parser, and each command loads
+what it needs when it runs.
+"""

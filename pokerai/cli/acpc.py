@@ -376,7 +376,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--agent",
         metavar="SPEC",
         default=None,
-        help="the agent, any agent spec (default: the shipped blueprint)",
+        help="the agent, any spec that `pokerai agents` lists (default: the shipped blueprint)",
     )
     parser.add_argument(
         "--seed",

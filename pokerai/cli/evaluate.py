@@ -30,6 +30,7 @@ from pokerai.cli.output import emit, progress_bar
 from pokerai.eval.aivat import AIVATSummary
 from pokerai.eval.duplicate import DuplicateResult, Estimate, duplicate_match
 from pokerai.eval.lbr import LBR_MENUS, STREET_NAMES, LBRConfig, LBRResult, lbr_match
+from pokerai.jit import compile_notice
 
 USAGE_ERROR = 2
 
@@ -67,8 +68,14 @@ def _streets(text: str) -> tuple[int, ...]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``eval`` options, on ``parser``."""
-    parser.add_argument("--a", metavar="SPEC", help="agent A (duplicate) or the LBR target, e.g. heuristic")
-    parser.add_argument("--b", metavar="SPEC", help="agent B of a duplicate match")
+    parser.add_argument(
+        "--a",
+        metavar="SPEC",
+        help="agent A (duplicate) or the LBR target, e.g. heuristic (all specs: pokerai agents)",
+    )
+    parser.add_argument(
+        "--b", metavar="SPEC", help="agent B of a duplicate match (all specs: pokerai agents)"
+    )
     parser.add_argument(
         "--pairs",
         type=count("pairs"),
@@ -211,9 +218,11 @@ def run_eval(args: argparse.Namespace) -> int:
         _validate(args)
         agent_a = _agent(args.a, "--a")
         if args.lbr:
-            return _run_lbr(args, agent_a)
+            with compile_notice():
+                return _run_lbr(args, agent_a)
         agent_b = _agent(args.b, "--b")
-        return _run_duplicate(args, agent_a, agent_b)
+        with compile_notice():
+            return _run_duplicate(args, agent_a, agent_b)
     except EvalUsageError as error:
         print(f"pokerai eval: error: {error}", file=sys.stderr)
         return USAGE_ERROR

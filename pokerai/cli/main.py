@@ -8,26 +8,54 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from pokerai import __version__
-from pokerai.cli.abstraction import register as register_abstraction
-from pokerai.cli.acpc import register as register_acpc
-from pokerai.cli.evaluate import register as register_eval
 from pokerai.cli.output import emit, progress_bar
-from pokerai.cli.play import register as register_play
-from pokerai.cli.report import register as register_report
-from pokerai.cli.train import register as register_train
-from pokerai.engine.equity import describe, equity
-from pokerai.games import GAME_NAMES, make_game
-from pokerai.solvers.qre import QREError, QREResult, trace_logit_qre
-from pokerai.solvers.solve import ALGORITHMS, SolveResult, solve
+
+if TYPE_CHECKING:
+    from pokerai.solvers.qre import QREResult
+    from pokerai.solvers.solve import SolveResult
 
 USAGE_ERROR = 2
 POLICY_TABLE_LIMIT = 40
 """Print the policy in the human-readable output for games with at most this many infosets."""
+GAME_NAMES = ("kuhn", "leduc", "akq")
+"""The small games of ``solve`` and ``qre`` (``pokerai.games.GAME_NAMES``, which a test holds equal)."""
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "solve": ("pokerai.cli.main", "solve a small game with a tabular CFR-family solver"),
+    "equity": ("pokerai.cli.main", "all-in equity of two hands, exact or Monte Carlo"),
+    "qre": ("pokerai.cli.main", "trace the logit quantal response equilibrium of a small game"),
+    "abstraction": (
+        "pokerai.cli.abstraction",
+        "build, inspect and query card abstractions (suit isomorphism + EMD buckets)",
+    ),
+    "eval": ("pokerai.cli.evaluate", "duplicate matches between agents, or local best response against one"),
+    "report": (
+        "pokerai.cli.report",
+        "strength report: duplicate matches against the baselines and exploiters, and LBR",
+    ),
+    "train": (
+        "pokerai.cli.train",
+        "train a Deep CFR blueprint from a YAML config (TensorBoard logs in the run folder)",
+    ),
+    "play": ("pokerai.cli.play", "play heads-up no-limit hold'em against the bot in the terminal"),
+    "acpc": (
+        "pokerai.cli.acpc",
+        "play an agent against an ACPC dealer (protocol 2.0.0, no-limit reverse blinds)",
+    ),
+    "agents": ("pokerai.cli.agents", "list every agent spec with its options and defaults"),
+}
+"""Every command: the module whose ``register`` adds its parser, and its one-line help.
+
+Only the command being run is registered in full, so ``pokerai --help`` and each command
+import no more than they use (``tests/cli/test_startup.py`` holds the help lines equal).
+"""
 
 
 class UsageError(Exception):
@@ -68,11 +96,26 @@ def _choice(name: str, choices: Sequence[str]) -> Callable[[str], str]:
     return parse
 
 
-def build_parser() -> argparse.ArgumentParser:
+ALL_COMMANDS = "*"
+
+
+def build_parser(command: str | None = ALL_COMMANDS) -> argparse.ArgumentParser:
+    """The ``pokerai`` parser with ``command`` in full (every one for ``"*"``), the rest by name and help."""
     parser = _Parser(prog="pokerai", description="Heads-up poker AI: solvers, evaluation, play.")
     parser.add_argument("--version", action="version", version=f"pokerai {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
+    for name, (module, summary) in COMMANDS.items():
+        if command in (ALL_COMMANDS, name):
+            register = _BUILTIN[name] if module == __name__ else import_module(module).register
+            register(commands)
+        else:
+            commands.add_parser(name, help=summary, add_help=False)
+    return parser
+
+
+def _register_solve(commands: Any) -> None:
+    from pokerai.solvers.solve import ALGORITHMS
 
     solve_parser = commands.add_parser(
         "solve",
@@ -120,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve_parser.set_defaults(handler=_run_solve)
 
+
+def _register_equity(commands: Any) -> None:
     equity_parser = commands.add_parser(
         "equity",
         help="all-in equity of two hands, exact or Monte Carlo",
@@ -136,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     equity_parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     equity_parser.set_defaults(handler=_run_equity)
 
+
+def _register_qre(commands: Any) -> None:
     qre_parser = commands.add_parser(
         "qre",
         help="trace the logit quantal response equilibrium of a small game",
@@ -153,14 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     qre_parser.set_defaults(handler=_run_qre)
 
-    register_abstraction(commands)
-    register_eval(commands)
-    register_report(commands)
-    register_train(commands)
-    register_play(commands)
-    register_acpc(commands)
-    return parser
-
 
 def _lambdas(text: str) -> list[float]:
     """An argparse type: a comma-separated list of finite non-negative numbers."""
@@ -173,14 +212,20 @@ def _lambdas(text: str) -> list[float]:
 
 
 def _run_qre(args: argparse.Namespace) -> int:
+    from pokerai.games import make_game
+    from pokerai.solvers.qre import QREError, trace_logit_qre
+
     if args.bet_size is not None and args.game != "akq":
         raise UsageError(f"--bet-size only applies to the akq game, not {args.game}")
     try:
         game = make_game(args.game, bet_size=args.bet_size)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    from pokerai.jit import compile_notice
+
     try:
-        result = trace_logit_qre(game, args.lambdas)
+        with compile_notice():
+            result = trace_logit_qre(game, args.lambdas)
     except QREError as error:
         print(f"pokerai qre: error: {error}", file=sys.stderr)
         return 1
@@ -214,6 +259,8 @@ def format_qre(result: QREResult) -> str:
 
 
 def _run_equity(args: argparse.Namespace) -> int:
+    from pokerai.engine.equity import describe, equity
+
     if args.seed < 0:
         raise UsageError(f"seed must be a non-negative whole number, got {args.seed}")
     try:
@@ -225,6 +272,9 @@ def _run_equity(args: argparse.Namespace) -> int:
 
 
 def _run_solve(args: argparse.Namespace) -> int:
+    from pokerai.games import make_game
+    from pokerai.solvers.solve import solve
+
     if args.seed < 0:
         raise UsageError(f"seed must be a non-negative whole number, got {args.seed}")
     if args.bet_size is not None and args.game != "akq":
@@ -241,17 +291,20 @@ def _run_solve(args: argparse.Namespace) -> int:
         game = make_game(args.game, bet_size=args.bet_size)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    from pokerai.jit import compile_notice
+
     progress = progress_bar(args.iterations)
     try:
-        result = solve(
-            game,
-            args.algorithm,
-            args.iterations,
-            seed=args.seed,
-            eval_every=args.eval_every,
-            dcfr_exponents=dcfr_exponents,
-            on_progress=progress.update_to if progress else None,
-        )
+        with compile_notice():
+            result = solve(
+                game,
+                args.algorithm,
+                args.iterations,
+                seed=args.seed,
+                eval_every=args.eval_every,
+                dcfr_exponents=dcfr_exponents,
+                on_progress=progress.update_to if progress else None,
+            )
     finally:
         if progress:
             progress.close()
@@ -284,11 +337,27 @@ def format_result(result: SolveResult) -> str:
     return "\n".join(lines)
 
 
+_BUILTIN: dict[str, Callable[[Any], None]] = {
+    "solve": _register_solve,
+    "equity": _register_equity,
+    "qre": _register_qre,
+}
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (the first word that is not an option), if it is one."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(words))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as stop:  # usage errors, --help, --version
         return stop.code if isinstance(stop.code, int) else USAGE_ERROR
     try:
@@ -299,6 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pokerai: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. ``pokerai agents | head``: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -19,6 +19,15 @@ The pieces, each testable on its own:
   (Ctrl-C) and ``q`` all end the session with the summary; a hand left
   unfinished counts as a fold (the user loses what it had put in the pot).
 
+* :class:`ThinkingNotice` shows "bot is thinking… N.N s" while a bot decision
+  takes longer than half a second.
+
+At the table every solve the bot runs has a time budget (:data:`TABLE_BUDGET_S`
+where the agent has none; ``budget_solves``), and the bot's per-process
+first-time work (numba kernels, equity tables; ``warm_up``) runs in a background
+thread while the first hand is dealt. A kernel that has to compile says so on
+stderr (:func:`pokerai.jit.compile_notice`), never over the open prompt.
+
 ``register(commands)`` adds the subcommand to the ``pokerai`` argparse
 subparsers; the handler reports its own errors (one line, exit status 2).
 """
@@ -26,14 +35,18 @@ subparsers; the handler reports its own errors (one line, exit status 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import math
 import re
 import secrets
 import sys
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any, TextIO
 
 import numpy as np
@@ -46,6 +59,7 @@ from pokerai.engine.cards import format_cards
 from pokerai.engine.evaluator import hand_category, rank_hand
 from pokerai.engine.history import STREET_NAMES, format_history, to_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
+from pokerai.jit import compile_notice
 
 USAGE_ERROR = 2
 SMALL_BLIND, BIG_BLIND = 50, 100
@@ -56,6 +70,14 @@ DEFAULT_OPTIONS = "?threshold=0.3&allin=solve"
 """How the shipped blueprint plays by default: actions below 30% probability dropped, which
 measurably strengthens the short run's policy, and all-ins larger than its menu answered by a
 solved call-or-fold game instead of the network (docs/RESULTS.md)."""
+TABLE_BUDGET_S = 2.0
+"""Seconds of CFR+ iterations each solve of the bot may take at the table, where its spec sets no budget
+(the default bot's all-in answers: about 0.7 s for 200 iterations preflop on two cores, once warm)."""
+THINKING = "bot is thinking…"
+THINKING_AFTER_S = 0.5
+"""A bot decision that takes longer than this shows :data:`THINKING` and the seconds so far."""
+THINKING_TICK_S = 0.1
+"""How often the thinking line's elapsed time is rewritten on a terminal."""
 HUMAN, BOT = 0, 1
 """Player indices of the user and the bot in every hand."""
 LOG_NAMES = ("you", "bot")
@@ -319,13 +341,136 @@ class _Quit(Exception):
     """The user ended the session (q, Ctrl-D or Ctrl-C)."""
 
 
+class Screen:
+    """The terminal that the session (main thread) shares with other threads' output.
+
+    ``line`` writes the session's lines on ``out``. ``notice`` writes a line on
+    ``errors`` (stderr) from any thread: at once, or, while the user's prompt is open
+    (:meth:`prompt`), as soon as it closes, so a notice never lands on the line being
+    typed. On a terminal the thinking line (:meth:`show_status`) is rewritten in place;
+    a notice wipes it and draws it again below.
+    """
+
+    def __init__(self, out: TextIO, errors: TextIO) -> None:
+        self.out = out
+        self.errors = errors
+        self.is_terminal = out.isatty()
+        self._lock = threading.RLock()
+        self._prompt_open = False
+        self._pending: list[str] = []
+        self._status = ""
+        """The thinking line drawn now (on a terminal), or ``""``."""
+
+    def line(self, text: str) -> None:
+        with self._lock:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    def notice(self, text: str) -> None:
+        """Show ``text`` as a line on ``errors``, now or when the open prompt closes; from any thread."""
+        with self._lock:
+            if self._prompt_open:
+                self._pending.append(text)
+                return
+            status = self._status
+            if status:
+                self.clear_status()
+            self.errors.write(text + "\n")
+            self.errors.flush()
+            if status:
+                self.show_status(status)
+
+    @contextlib.contextmanager
+    def prompt(self) -> Iterator[None]:
+        """The block in which the user's prompt is open (notices wait for it to close)."""
+        with self._lock:
+            self._flush_pending()
+            self._prompt_open = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._prompt_open = False
+                self._flush_pending()
+
+    def _flush_pending(self) -> None:
+        pending, self._pending = self._pending, []
+        for text in pending:
+            self.notice(text)
+
+    def show_status(self, text: str) -> None:
+        """Draw ``text`` over the current thinking line (a terminal's carriage return)."""
+        with self._lock:
+            self.out.write("\r" + text.ljust(len(self._status)))
+            self.out.flush()
+            self._status = text
+
+    def clear_status(self) -> None:
+        """Wipe the thinking line and put the cursor back at its start."""
+        with self._lock:
+            if self._status:
+                self.out.write("\r" + " " * len(self._status) + "\r")
+                self.out.flush()
+                self._status = ""
+
+
+class ThinkingNotice:
+    """``with ThinkingNotice(screen):`` around a bot decision: if it has not ended after ``after_s``
+    seconds, "bot is thinking… N.N s".
+
+    On a terminal the elapsed time is rewritten every ``tick_s`` seconds and the line is
+    wiped when the decision ends; on anything else (a pipe, a file) "bot is thinking…"
+    is written once, as a line. ``shown`` says whether it appeared.
+    """
+
+    def __init__(
+        self, screen: Screen, *, after_s: float = THINKING_AFTER_S, tick_s: float = THINKING_TICK_S
+    ) -> None:
+        self.screen = screen
+        self.after_s = after_s
+        self.tick_s = tick_s
+        self.shown = False
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._show, name="pokerai-thinking", daemon=True)
+        self._started = 0.0
+
+    def __enter__(self) -> ThinkingNotice:
+        self._started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _show(self) -> None:
+        if self._done.wait(self.after_s):
+            return
+        self.shown = True
+        if not self.screen.is_terminal:
+            self.screen.line(THINKING)
+            return
+        while True:
+            self.screen.show_status(f"{THINKING} {time.monotonic() - self._started:.1f} s")
+            if self._done.wait(self.tick_s):
+                break
+        self.screen.clear_status()
+
+
 class PlaySession:
     """A session of hands between the user (player 0) and ``opponent`` (player 1). See the module docstring.
 
     ``read_line(prompt)`` returns one line the user typed (``input``); it may
     raise ``EOFError`` or ``KeyboardInterrupt`` to end the session. ``write``
     prints text (a newline is added). ``log`` receives each hand's readable
-    history and ACPC ``STATE`` line as soon as the hand ends.
+    history and ACPC ``STATE`` line as soon as the hand ends. With a ``screen``
+    the user's prompt is kept free of other threads' notices and a bot decision
+    longer than half a second shows :class:`ThinkingNotice`.
     """
 
     def __init__(
@@ -339,6 +484,7 @@ class PlaySession:
         read_line: Callable[[str], str],
         write: Callable[[str], None],
         log: TextIO | None = None,
+        screen: Screen | None = None,
     ) -> None:
         self.opponent = opponent
         self.opponent_name = opponent_name
@@ -348,6 +494,7 @@ class PlaySession:
         self.read_line = read_line
         self.write = write
         self.log = log
+        self.screen = screen
         self._deal_rng = np.random.default_rng([seed, 0])
         self._bot_rng = np.random.default_rng([seed, 1])
         self._played = 0
@@ -399,7 +546,7 @@ class PlaySession:
         while state.to_act is not None:
             before = state.clone()
             if state.to_act == BOT:
-                action = self.opponent.act(Observation.from_state(state), self._bot_rng)
+                action = self._bot_action(state)
                 try:
                     state.apply(action)
                 except ValueError as error:
@@ -417,6 +564,13 @@ class PlaySession:
                 board = format_cards(state.deal[4 : 4 + (0, 3, 4, 5)[street]], " ")
                 self.write(f"--- {STREET_NAMES[street]}: {board} ---")
         self._finish_hand(state)
+
+    def _bot_action(self, state: HUNLState) -> Action:
+        observation = Observation.from_state(state)
+        if self.screen is None:
+            return self.opponent.act(observation, self._bot_rng)
+        with ThinkingNotice(self.screen):
+            return self.opponent.act(observation, self._bot_rng)
 
     def _ask(self, observation: Observation, last_bot_action: str) -> Action:
         self.write(describe_decision(observation, last_bot_action))
@@ -438,7 +592,10 @@ class PlaySession:
 
     def _read(self, prompt: str) -> str:
         try:
-            return self.read_line(prompt)
+            if self.screen is None:
+                return self.read_line(prompt)
+            with self.screen.prompt():
+                return self.read_line(prompt)
         except (EOFError, KeyboardInterrupt):
             self.write("")  # the prompt line is still open
             raise _Quit from None
@@ -518,14 +675,14 @@ def default_blueprint_candidates() -> list[Path]:
 
 
 def default_opponent_spec(candidates: list[Path] | None = None) -> str:
-    """``blueprint:PATH`` for the first candidate folder holding a ``policy.pt``.
+    """``blueprint:PATH`` for the first candidate folder holding a ``policy.npz`` or ``policy.pt``.
 
     Raises ``ValueError`` with one sentence (naming the places looked at and
     suggesting ``--opponent heuristic``) when none does.
     """
     places = candidates if candidates is not None else default_blueprint_candidates()
     for place in places:
-        if (place / "policy.pt").is_file():
+        if (place / "policy.npz").is_file() or (place / "policy.pt").is_file():
             return f"blueprint:{place}{DEFAULT_OPTIONS}"
     looked = ", ".join(str(place) for place in dict.fromkeys(places))
     raise ValueError(
@@ -553,6 +710,26 @@ def load_agent(spec: str | None, option: str) -> tuple[Agent, str]:
         raise ValueError(f"{option}: {error}") from None
     except OSError as error:  # a checkpoint that cannot be read
         raise ValueError(f"{option} {spec}: {error.strerror or error}") from None
+
+
+def start_warm_up(agent: Agent) -> threading.Thread | None:
+    """Run ``agent.warm_up()`` (its per-process first-time work), if it has one, in a background thread.
+
+    The thread is a daemon: quitting does not wait for it. Returns it, or None.
+    """
+    warm_up = getattr(agent, "warm_up", None)
+    if not callable(warm_up):
+        return None
+
+    def run() -> None:
+        # It only saves time: a decision that needs the same work does it (and reports any
+        # error) itself, so a failure here must not put a traceback on the table.
+        with contextlib.suppress(Exception):
+            warm_up()
+
+    thread = threading.Thread(target=run, name="pokerai-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 # ---------------------------------------------------------------------- the subcommand
@@ -584,7 +761,9 @@ def register(commands: Any) -> argparse.ArgumentParser:
         metavar="SPEC",
         default=None,
         help=f"the bot, any agent spec (default: the shipped blueprint "
-        f"blueprint:{DEFAULT_BLUEPRINT}; e.g. heuristic, call, random)",
+        f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}; e.g. heuristic, call, random). At the table "
+        f"every solve the bot runs (the default's answers to all-ins off its menu, any search) stops "
+        f"its CFR+ iterations after {TABLE_BUDGET_S:g} s unless the spec sets a budget",
     )
     parser.add_argument(
         "--hands",
@@ -630,10 +809,6 @@ def _open_log(path: str) -> TextIO:
         raise ValueError(f"cannot write the log {path!r}: {error.strerror or error}") from None
 
 
-def _write(text: str) -> None:
-    print(text, flush=True)
-
-
 def run_play(args: argparse.Namespace) -> int:
     """The ``play`` handler: runs the session; a bad argument prints one line and returns 2."""
     try:
@@ -643,6 +818,10 @@ def run_play(args: argparse.Namespace) -> int:
         print(f"pokerai play: error: {error}", file=sys.stderr)
         return USAGE_ERROR
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    budget_solves = getattr(opponent, "budget_solves", None)
+    if callable(budget_solves):
+        budget_solves(TABLE_BUDGET_S)
+    screen = Screen(sys.stdout, sys.stderr)
     try:
         session = PlaySession(
             opponent,
@@ -651,10 +830,13 @@ def run_play(args: argparse.Namespace) -> int:
             seed=seed,
             hands=args.hands,
             read_line=input,
-            write=_write,
+            write=screen.line,
             log=log,
+            screen=screen,
         )
-        session.run()
+        with compile_notice(write=screen.notice):
+            start_warm_up(opponent)
+            session.run()
     finally:
         if log is not None:
             log.close()
@@ -666,7 +848,9 @@ def run_play(args: argparse.Namespace) -> int:
 __all__ = [
     "Command",
     "PlaySession",
+    "Screen",
     "SessionResult",
+    "ThinkingNotice",
     "default_opponent_spec",
     "describe_decision",
     "legal_summary",
@@ -676,4 +860,5 @@ __all__ = [
     "pot_fraction_raise_to",
     "register",
     "run_play",
+    "start_warm_up",
 ]

@@ -18,6 +18,7 @@ from pokerai.cli.arguments import count, seed
 from pokerai.cli.output import progress_bar
 from pokerai.eval.lbr import LBR_MENUS
 from pokerai.eval.report import BASELINES, PANEL, REPORT_LBR_MENUS, strength_report
+from pokerai.jit import compile_notice
 
 USAGE_ERROR = 2
 DEFAULT_OUT = "runs/report"
@@ -66,7 +67,9 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "and, where a seat's policy is known, the AIVAT one. Writes report.md, report.json and "
         "report.png.",
     )
-    parser.add_argument("--a", metavar="SPEC", required=True, help="the agent to report on")
+    parser.add_argument(
+        "--a", metavar="SPEC", required=True, help="the agent to report on (all specs: pokerai agents)"
+    )
     parser.add_argument(
         "--hands", type=count("hands"), default=1000, metavar="N", help="hands a row (default 1000)"
     )
@@ -106,16 +109,17 @@ def run_report(args: argparse.Namespace) -> int:
     )
     command = _command(args)
     try:
-        report = strength_report(
-            args.a.strip(),
-            args.hands,
-            seed=args.seed,
-            workers=args.workers,
-            opponents=args.opponents,
-            lbr_menus=args.lbr_menus,
-            command=command,
-            on_progress=progress.update_to if progress else None,
-        )
+        with compile_notice():
+            report = strength_report(
+                args.a.strip(),
+                args.hands,
+                seed=args.seed,
+                workers=args.workers,
+                opponents=args.opponents,
+                lbr_menus=args.lbr_menus,
+                command=command,
+                on_progress=progress.update_to if progress else None,
+            )
     except ValueError as error:
         print(f"pokerai report: error: {error}", file=sys.stderr)
         return USAGE_ERROR

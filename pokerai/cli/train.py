@@ -12,34 +12,38 @@ A run writes ``runs/<name>__deepcfr__<seed>__<time>/``: ``config.yaml``, TensorB
 that ``blueprint:PATH`` agents load). With ``--workers 1`` (the default) everything runs in
 this process and Ray is not imported; with more, traversals run on that many Ray actors
 (:mod:`pokerai.deepcfr.distributed`) and this process is the learner.
-Bad input (an unknown config key, a corrupt checkpoint) is one sentence on stderr, exit 2.
+
+Ctrl-C lets the iteration in progress finish, writes a checkpoint, prints how to resume and
+exits with status 130; a second Ctrl-C aborts at once (the last checkpoint stays whole).
+Checkpoints are also written every ``checkpoint_every`` iterations and ``checkpoint_minutes`` minutes.
+Bad input (an unknown config key, a config file without ``game`` and ``iterations``,
+a corrupt checkpoint) is one sentence on stderr, exit 2; so is a missing PyTorch, which this
+module does not import until a run starts (``pokerai --help`` stays light).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pokerai.cli.arguments import count
 from pokerai.cli.output import emit, progress_bar
-from pokerai.cli.train_eval import hunl_evaluator
 from pokerai.config import ConfigError, dump_config
-from pokerai.deepcfr.checkpoint import CheckpointError
-from pokerai.deepcfr.export import export_policy
-from pokerai.deepcfr.trainer import (
-    DeepCFRConfig,
-    DeepCFRTrainer,
-    Evaluator,
-    load_deepcfr_config,
-    policy_exploitability,
-    replace,
-)
+from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, replace
+
+if TYPE_CHECKING:  # torch: imported when a run starts, after the check that it is installed
+    from pokerai.deepcfr.trainer import DeepCFRTrainer, Evaluator
 
 USAGE_ERROR = 2
+INTERRUPTED = 130
+"""The exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
+TRAINING_PACKAGES = (("torch", "PyTorch"), ("tensorboard", "TensorBoard"))
+"""The modules a run needs beyond the base install (the ``train`` extra), with their names for people."""
 
 
 class TrainUsageError(ValueError):
@@ -77,6 +81,10 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    missing = _missing_training_package()
+    if missing is not None:
+        print(f"pokerai train needs {missing}: pip install 'pokerai[train]'", file=sys.stderr)
+        return USAGE_ERROR
     try:
         return _train(args)
     except TrainUsageError as error:
@@ -84,7 +92,20 @@ def run_train(args: argparse.Namespace) -> int:
         return USAGE_ERROR
 
 
+def _missing_training_package() -> str | None:
+    """The name of the first package of :data:`TRAINING_PACKAGES` that cannot be imported, if any."""
+    for module, name in TRAINING_PACKAGES:
+        try:
+            __import__(module)
+        except ImportError:
+            return name
+    return None
+
+
 def _make_trainer(args: argparse.Namespace) -> DeepCFRTrainer:
+    from pokerai.deepcfr.checkpoint import CheckpointError
+    from pokerai.deepcfr.trainer import DeepCFRTrainer
+
     if args.iterations is not None and args.iterations < 1:
         raise TrainUsageError(f"--iterations must be a positive whole number, got {args.iterations}")
     if args.ray_address and args.workers < 2:
@@ -122,6 +143,9 @@ def _make_trainer(args: argparse.Namespace) -> DeepCFRTrainer:
 
 def _evaluator(config: DeepCFRConfig) -> Evaluator | None:
     """Leduc: exact exploitability. Hold'em: a seeded duplicate match against the heuristic."""
+    from pokerai.cli.train_eval import hunl_evaluator
+    from pokerai.deepcfr.trainer import policy_exploitability
+
     if config.game == "leduc":
         return lambda trainer: {"eval/exploitability": policy_exploitability(trainer)}
     if config.evaluation.hunl_pairs > 0:
@@ -168,6 +192,8 @@ def _train(args: argparse.Namespace) -> int:
 def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
     from torch.utils.tensorboard import SummaryWriter
 
+    from pokerai.deepcfr.export import export_policy
+
     writer = SummaryWriter(str(trainer.run_dir), purge_step=trainer.iteration + 1)
     if trainer.iteration == 0:
         writer.add_text("config", "```\n" + dump_config(trainer.config) + "\n```", 0)
@@ -192,12 +218,26 @@ def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
             )
             print(f"iteration {iteration}/{total}: {shown}", file=sys.stderr, flush=True)
 
+    def notice() -> None:
+        # Called from the SIGINT handler, which may run inside a print to stderr: os.write does not
+        # re-enter Python's buffered stream as a print would.
+        _write_now(
+            f"\nCtrl-C: finishing iteration {trainer.iteration}, then writing a checkpoint "
+            "(Ctrl-C again to abort at once)\n"
+        )
+
+    interrupted: KeyboardInterrupt | None = None
     try:
-        final = trainer.train(evaluator=evaluator, log=log)
+        final = trainer.train(evaluator=evaluator, log=log, on_interrupt=notice)
+    except KeyboardInterrupt as stop:  # TrainingInterrupted, or a second Ctrl-C mid-iteration
+        interrupted = stop
     finally:
         writer.close()
         if bar is not None:
             bar.close()
+    if interrupted is not None:
+        _report_interrupt(trainer, interrupted)
+        return INTERRUPTED
     blueprint = export_policy(trainer, trainer.run_dir / "blueprint")
     payload = {
         "run_dir": str(trainer.run_dir),
@@ -213,3 +253,26 @@ def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
     lines.append(f"tensorboard --logdir {trainer.run_dir}")
     emit(payload, "\n".join(lines), args.json)
     return 0
+
+
+def _report_interrupt(trainer: DeepCFRTrainer, stop: KeyboardInterrupt) -> None:
+    from pokerai.deepcfr.trainer import CHECKPOINT_NAME, TrainingInterrupted
+
+    resume = f"continue with: pokerai train --resume {trainer.run_dir}"
+    if isinstance(stop, TrainingInterrupted):
+        line = f"interrupted at iteration {stop.iteration}; checkpoint written; {resume}"
+    elif (trainer.run_dir / CHECKPOINT_NAME).is_file():
+        line = f"aborted during iteration {trainer.iteration}; the last checkpoint is intact; {resume}"
+    else:
+        line = f"aborted during iteration {trainer.iteration}, before the first checkpoint"
+    print(line, file=sys.stderr)
+
+
+def _write_now(text: str) -> None:
+    """``text`` to stderr without Python's stream buffer (safe in a signal handler)."""
+    try:
+        descriptor = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream without a file (captured in tests)
+        sys.stderr.write(text)
+        return
+    os.write(descriptor, text.encode())

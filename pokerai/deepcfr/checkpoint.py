@@ -36,10 +36,12 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:
+    import torch
 
 FORMAT = "pokerai-deepcfr-checkpoint"
 """The ``format`` named in every checkpoint header."""
@@ -83,6 +85,8 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
     pickler copies). The header line is padded with spaces to a fixed width so
     that it can be filled in once the body's length and hash are known.
     """
+    import torch
+
     target = Path(path)
     if not isinstance(payload, Mapping):
         raise TypeError(f"a checkpoint payload must be a dict, got {type(payload).__name__}")
@@ -152,6 +156,8 @@ def _sync_folder(folder: Path) -> None:
 
 def _check_payload(value: object, where: str) -> None:
     """``TypeError`` naming ``where`` if ``value`` holds what ``torch.load(weights_only=True)`` refuses."""
+    import torch
+
     if value is None or isinstance(value, (bool, int, float, str, bytes, torch.Tensor)):
         if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
             raise TypeError(f"{where} is a {type(value).__name__}; store a plain torch.Tensor")
@@ -194,6 +200,8 @@ def load_checkpoint(
     the body's length and SHA-256, then by ``torch.load`` from the same open
     file, so loading needs memory for the payload only.
     """
+    import torch
+
     name = os.fspath(path)
     try:
         file = open(name, "rb")  # noqa: SIM115 - closed below, after torch.load
@@ -344,6 +352,8 @@ def restore_rng_states(
     exactly; a missing or extra name, or a state of another bit generator kind,
     raises :class:`CheckpointError`.
     """
+    import torch
+
     if not isinstance(states, Mapping) or set(states) != {"numpy", "torch"}:
         raise CheckpointError(
             "the RNG states must be a dict with the keys 'numpy' and 'torch' from rng_states"

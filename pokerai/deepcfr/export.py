@@ -7,10 +7,11 @@ reservoirs (easily gigabytes); a blueprint keeps only what play needs.
 
 Folder layout (:func:`export_policy`)::
 
-    <out_dir>/policy.pt     save_checkpoint payload (atomic, SHA-256 checked), see below
+    <out_dir>/policy.npz    the networks as numpy arrays: what play loads, no torch needed
+    <out_dir>/policy.pt     the same as a save_checkpoint payload (atomic, SHA-256 checked), for torch users
     <out_dir>/config.yaml   the run's config, for people to read (never read back)
 
-The ``policy.pt`` payload::
+Both files hold the same fields::
 
     kind                "pokerai-blueprint"
     blueprint_version   1
@@ -18,43 +19,53 @@ The ``policy.pt`` payload::
     iteration           the CFR iteration the networks were trained at
     feature_size        features per information state (373 for hold'em)
     num_slots           action slots of the bet menu
-    networks            {"policy_p0": state_dict, "policy_p1": state_dict} (CPU float32 tensors)
+    networks            {"policy_p0": state_dict, "policy_p1": state_dict}
 
-Size: the two networks' float32 parameters plus a few kB of config and
-framing, ``≈ 8 × (params per network)`` bytes. With the default hidden sizes
-(256, 256, 128) and 373 features that is about 1.6 MB; the file is never more
-than :data:`MAX_BLUEPRINT_BYTES` (checked on export).
+``policy.npz`` stores the fields other than ``networks`` as one JSON string
+(array ``meta``) and each parameter as a float32 array named
+``policy_p0/hidden_layers.0.weight`` and so on; it is written atomically, and the
+zip format's CRC-32 of every array catches a corrupt file. ``policy.pt`` stores
+CPU float32 tensors. Size: ``≈ 4 × (params per network)`` bytes per network,
+about 0.8 MB each with the default hidden sizes (256, 256, 128) and 373 features;
+neither file is ever more than :data:`MAX_BLUEPRINT_BYTES` (checked on export).
 
-A :class:`Blueprint` is the loaded folder: the game rebuilt from the config,
-its encoder, and both policy networks in eval mode on the CPU.
+A :class:`Blueprint` is the loaded folder: the game rebuilt from the config, its
+encoder, and both policy networks evaluated with numpy
+(:class:`~pokerai.deepcfr.inference.NumpyNetwork`). :meth:`Blueprint.load` reads
+``policy.npz`` when it is there and ``policy.pt`` (which needs torch) otherwise;
+:func:`write_numpy_policy` adds the ``policy.npz`` of a folder that has only ``policy.pt``.
 """
 
 from __future__ import annotations
 
-import math
+import io
+import json
 import os
+import tempfile
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from pokerai.config import ConfigError, config_to_dict, dump_config
 from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, make_game
 from pokerai.deepcfr.encoding import Encoder, make_encoder
-from pokerai.deepcfr.networks import PolicyNetwork
+from pokerai.deepcfr.inference import NumpyNetwork, masked_softmax_numpy, state_dict_arrays
 from pokerai.deepcfr.traversal import legal_mask
 
 if TYPE_CHECKING:
-    from pokerai.deepcfr.trainer import DeepCFRConfig, DeepCFRTrainer
+    from pokerai.deepcfr.trainer import DeepCFRTrainer
 
 BLUEPRINT_KIND = "pokerai-blueprint"
 """The ``kind`` of every blueprint payload (a training checkpoint has none)."""
 BLUEPRINT_VERSION = 1
 """The payload layout written by this code."""
 POLICY_FILE = "policy.pt"
+NUMPY_POLICY_FILE = "policy.npz"
 CONFIG_FILE = "config.yaml"
 POLICY_NAMES = ("policy_p0", "policy_p1")
 """The networks a blueprint holds, by seat (0 the button, 1 the big blind)."""
@@ -62,7 +73,9 @@ _PAYLOAD_KEYS = frozenset(
     {"kind", "blueprint_version", "config", "iteration", "feature_size", "num_slots", "networks"}
 )
 MAX_BLUEPRINT_BYTES = 64 * 2**20
-"""Asserted bound on an exported ``policy.pt``: a larger one holds more than the policy networks."""
+"""Asserted bound on an exported blueprint file: a larger one holds more than the policy networks."""
+TRAIN_EXTRA = "pip install 'pokerai[train]'"
+"""What to install for torch (training, and loading a blueprint that has only ``policy.pt``)."""
 
 
 def export_policy(trainer: DeepCFRTrainer, out_dir: str | os.PathLike[str]) -> Path:
@@ -76,6 +89,7 @@ def export_policy(trainer: DeepCFRTrainer, out_dir: str | os.PathLike[str]) -> P
             "the trainer's policy networks have not been trained yet; call trainer.train_policies() first"
         )
     folder = Path(out_dir)
+    state_dicts = {name: _cpu_state_dict(trainer.networks[name]) for name in POLICY_NAMES}
     payload: dict[str, Any] = {
         "kind": BLUEPRINT_KIND,
         "blueprint_version": BLUEPRINT_VERSION,
@@ -83,17 +97,114 @@ def export_policy(trainer: DeepCFRTrainer, out_dir: str | os.PathLike[str]) -> P
         "iteration": int(trainer.iteration),
         "feature_size": int(trainer.encoder.feature_size),
         "num_slots": int(trainer.num_slots),
-        "networks": {name: _cpu_state_dict(trainer.networks[name]) for name in POLICY_NAMES},
+        "networks": state_dicts,
     }
     path = save_checkpoint(folder / POLICY_FILE, payload)
     size = path.stat().st_size
     assert size <= MAX_BLUEPRINT_BYTES, f"blueprint {path} is {size} bytes, over {MAX_BLUEPRINT_BYTES}"
+    arrays = {name: state_dict_arrays(state) for name, state in state_dicts.items()}
+    _save_numpy_policy(folder / NUMPY_POLICY_FILE, {**payload, "networks": arrays})
     (folder / CONFIG_FILE).write_text(dump_config(trainer.config), encoding="utf-8")
     return path
 
 
-def _cpu_state_dict(network: torch.nn.Module) -> dict[str, torch.Tensor]:
+def write_numpy_policy(folder: str | os.PathLike[str]) -> Path:
+    """Add ``policy.npz`` beside a blueprint folder's ``policy.pt`` (needs torch); returns its path.
+
+    The networks are copied as they are, so the folder plays the same with or without torch.
+    """
+    given = Path(folder)
+    file = given / POLICY_FILE if given.is_dir() else given
+    payload = _read_torch_payload(file)
+    networks = payload["networks"]
+    arrays = {name: state_dict_arrays(networks[name]) for name in POLICY_NAMES}
+    return _save_numpy_policy(file.parent / NUMPY_POLICY_FILE, {**payload, "networks": arrays})
+
+
+def _cpu_state_dict(network: Any) -> dict[str, Any]:
     return {key: value.detach().to("cpu").clone() for key, value in network.state_dict().items()}
+
+
+def _save_numpy_policy(path: Path, payload: Mapping[str, Any]) -> Path:
+    """Write a ``policy.npz`` (module docstring) atomically: a temporary file, fsync, then a rename."""
+    meta = {key: value for key, value in payload.items() if key != "networks"}
+    arrays: dict[str, npt.NDArray[Any]] = {"meta": np.array(json.dumps(meta, sort_keys=True))}
+    for name in POLICY_NAMES:
+        for key, value in payload["networks"][name].items():
+            arrays[f"{name}/{key}"] = np.asarray(value, dtype=np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            np.savez(stream, **arrays)  # type: ignore[arg-type]
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    size = path.stat().st_size
+    assert size <= MAX_BLUEPRINT_BYTES, f"blueprint {path} is {size} bytes, over {MAX_BLUEPRINT_BYTES}"
+    return path
+
+
+def _read_torch_payload(file: Path) -> dict[str, Any]:
+    try:
+        import torch  # noqa: F401 - only to say what is missing before load_checkpoint needs it
+    except ImportError:
+        raise CheckpointError(
+            f"blueprint {file} has no {NUMPY_POLICY_FILE}, and reading its {file.name} needs torch: "
+            f"{TRAIN_EXTRA}"
+        ) from None
+    payload = load_checkpoint(file)
+    _check_kind(payload, file)
+    networks = payload.get("networks")
+    if not isinstance(networks, Mapping) or any(name not in networks for name in POLICY_NAMES):
+        raise CheckpointError(f"blueprint {file} is incomplete: it lacks the networks {list(POLICY_NAMES)}")
+    return dict(payload)
+
+
+def _read_numpy_payload(file: Path) -> dict[str, Any]:
+    """The fields of a ``policy.npz``, networks as ``{name: {parameter: float32 array}}``."""
+    try:
+        with file.open("rb") as stream:
+            if stream.read(2) != b"PK":  # every .npz archive (a zip file) starts so
+                raise CheckpointError(f"{file} is not a pokerai blueprint (it is not an .npz archive)")
+        with np.load(file, allow_pickle=False) as archive:
+            names = list(archive.files)
+            if "meta" not in names:
+                raise CheckpointError(f"{file} is not a pokerai blueprint (it holds no 'meta' record)")
+            meta = json.loads(str(archive["meta"][()]))
+            networks: dict[str, dict[str, npt.NDArray[np.float32]]] = {name: {} for name in POLICY_NAMES}
+            for key in names:
+                network, _, parameter = key.partition("/")
+                if network in networks and parameter:
+                    networks[network][parameter] = archive[key]
+    except CheckpointError:
+        raise
+    except FileNotFoundError:
+        raise CheckpointError(f"blueprint file {file} does not exist") from None
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, io.UnsupportedOperation) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise CheckpointError(
+            f"{file} is not a readable blueprint (corrupt, truncated or another format: {reason})"
+        ) from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{file} is not a pokerai blueprint (its 'meta' record is not a JSON object)")
+    _check_kind(meta, file)
+    return {**meta, "networks": networks}
+
+
+def _check_kind(payload: Mapping[str, Any], file: Path) -> None:
+    kind = payload.get("kind")
+    if kind != BLUEPRINT_KIND:
+        if "advantage_buffers" in payload:
+            raise CheckpointError(
+                f"{file} is a Deep CFR training checkpoint, not a blueprint; export its policy "
+                "networks with pokerai.deepcfr.export.export_policy first"
+            )
+        raise CheckpointError(f"{file} is not a pokerai blueprint (its kind is {kind!r})")
 
 
 class Blueprint:
@@ -106,12 +217,10 @@ class Blueprint:
     def __init__(
         self,
         config: DeepCFRConfig,
-        networks: Mapping[str, torch.nn.Module],
+        networks: Mapping[str, NumpyNetwork],
         *,
         iteration: int = 0,
     ) -> None:
-        from pokerai.deepcfr.trainer import make_game
-
         self.config = config
         self.game: Any = make_game(config)
         """The learning game (a ``HUNLGame`` for hold'em runs; seat 0 is the button)."""
@@ -121,44 +230,62 @@ class Blueprint:
         missing = [name for name in POLICY_NAMES if name not in networks]
         if missing:
             raise ValueError(f"a blueprint needs the networks {list(POLICY_NAMES)}; missing {missing}")
-        self.networks = {name: networks[name].to("cpu").eval() for name in POLICY_NAMES}
-        """The policy networks by name (:data:`POLICY_NAMES`), in eval mode on the CPU."""
+        self.networks = {name: networks[name] for name in POLICY_NAMES}
+        """The policy networks by name (:data:`POLICY_NAMES`), evaluated with numpy."""
 
     # ------------------------------------------------------------------ construction
 
     @classmethod
     def from_trainer(cls, trainer: DeepCFRTrainer) -> Blueprint:
-        """A snapshot of ``trainer``'s policy networks, copied to the CPU (later training leaves it as is)."""
+        """A snapshot of ``trainer``'s policy networks, copied to numpy (later training leaves it as is)."""
         networks = {
-            name: _policy_network(trainer.config, trainer.encoder.feature_size, trainer.num_slots)
+            name: NumpyNetwork(
+                trainer.encoder.feature_size,
+                trainer.num_slots,
+                trainer.config.network,
+                state_dict_arrays(trainer.networks[name].state_dict()),
+            )
             for name in POLICY_NAMES
         }
-        for name, network in networks.items():
-            network.load_state_dict(_cpu_state_dict(trainer.networks[name]))
         return cls(trainer.config, networks, iteration=trainer.iteration)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Blueprint:
-        """Load a blueprint folder (or its ``policy.pt``).
+        """Load a blueprint folder, its ``policy.npz`` or its ``policy.pt``.
 
-        Raises :class:`CheckpointError` (a ``ValueError``) with one sentence naming
-        the file when it is missing, corrupt, or not a blueprint.
+        A folder, or a ``policy.pt`` with a ``policy.npz`` beside it, loads the
+        ``policy.npz`` (numpy only); a ``policy.pt`` alone needs torch. Raises
+        :class:`CheckpointError` (a ``ValueError``) with one sentence naming the
+        file when it is missing, corrupt, or not a blueprint.
         """
-        from pokerai.deepcfr.trainer import load_deepcfr_config
-
         given = Path(path)
-        file = given / POLICY_FILE if given.is_dir() else given
-        if given.is_dir() and not file.is_file():
-            raise CheckpointError(f"blueprint folder {given} holds no {POLICY_FILE}")
-        payload = load_checkpoint(file)
-        kind = payload.get("kind")
-        if kind != BLUEPRINT_KIND:
-            if "advantage_buffers" in payload:
+        folder = given if given.is_dir() else given.parent
+        if given.is_dir():
+            if (given / NUMPY_POLICY_FILE).is_file():
+                file = given / NUMPY_POLICY_FILE
+            elif (given / POLICY_FILE).is_file():
+                file = given / POLICY_FILE
+            else:
                 raise CheckpointError(
-                    f"{file} is a Deep CFR training checkpoint, not a blueprint; export its policy "
-                    "networks with pokerai.deepcfr.export.export_policy first"
+                    f"blueprint folder {given} holds no {NUMPY_POLICY_FILE} or {POLICY_FILE}"
                 )
-            raise CheckpointError(f"{file} is not a pokerai blueprint (its kind is {kind!r})")
+        elif given.name == POLICY_FILE and (folder / NUMPY_POLICY_FILE).is_file():
+            file = folder / NUMPY_POLICY_FILE
+        else:
+            file = given
+        if not file.is_file():
+            raise CheckpointError(f"blueprint file {file} does not exist")
+        if file.suffix == ".npz":
+            payload = _read_numpy_payload(file)
+        else:
+            payload = _read_torch_payload(file)
+            payload["networks"] = {
+                name: state_dict_arrays(payload["networks"][name]) for name in POLICY_NAMES
+            }
+        return cls._from_payload(payload, file)
+
+    @classmethod
+    def _from_payload(cls, payload: Mapping[str, Any], file: Path) -> Blueprint:
         missing = sorted(_PAYLOAD_KEYS - set(payload))
         if missing:
             raise CheckpointError(f"blueprint {file} is incomplete: it lacks {', '.join(missing)}")
@@ -167,28 +294,25 @@ class Blueprint:
             raise CheckpointError(f"blueprint {file} has an unknown version {version!r}")
         try:
             config = load_deepcfr_config(payload["config"])
-        except (ConfigError, KeyError) as error:
+        except (ConfigError, KeyError, TypeError) as error:
             raise CheckpointError(f"blueprint {file} holds a bad config: {error}") from None
-        networks = {
-            name: _policy_network(config, int(payload["feature_size"]), int(payload["num_slots"]))
-            for name in POLICY_NAMES
-        }
-        for name, network in networks.items():
+        feature_size, num_slots = int(payload["feature_size"]), int(payload["num_slots"])
+        networks: dict[str, NumpyNetwork] = {}
+        for name in POLICY_NAMES:
             try:
-                network.load_state_dict(payload["networks"][name])
-            except (KeyError, RuntimeError) as error:
+                networks[name] = NumpyNetwork(
+                    feature_size, num_slots, config.network, payload["networks"][name]
+                )
+            except (KeyError, ValueError) as error:
                 reason = str(error).splitlines()[0]
                 raise CheckpointError(
                     f"blueprint {file}: network {name} does not fit its config: {reason}"
                 ) from None
         blueprint = cls(config, networks, iteration=int(payload["iteration"]))
-        if (blueprint.encoder.feature_size, blueprint.num_slots) != (
-            payload["feature_size"],
-            payload["num_slots"],
-        ):
+        if (blueprint.encoder.feature_size, blueprint.num_slots) != (feature_size, num_slots):
             raise CheckpointError(
-                f"blueprint {file} was saved for {payload['feature_size']} features and "
-                f"{payload['num_slots']} slots, but its config gives {blueprint.encoder.feature_size} "
+                f"blueprint {file} was saved for {feature_size} features and "
+                f"{num_slots} slots, but its config gives {blueprint.encoder.feature_size} "
                 f"and {blueprint.num_slots}"
             )
         return blueprint
@@ -201,7 +325,7 @@ class Blueprint:
         """Seat ``seat``'s average strategy at ``[N]`` encoder records with bool masks ``[N, num_slots]``.
 
         Returns float64 ``[N, num_slots]``: a softmax of the policy logits over the
-        legal slots (exactly ``trainer.average_strategy``); illegal slots are 0.
+        legal slots (``trainer.average_strategy`` up to float32 rounding); illegal slots are 0.
         """
         if seat not in (0, 1):
             raise ValueError(f"seat {seat!r} is not 0 (button) or 1 (big blind)")
@@ -210,13 +334,8 @@ class Blueprint:
             raise ValueError(
                 f"masks must have shape [{len(records)}, {self.num_slots}], got {list(masks.shape)}"
             )
-        network = self.networks[POLICY_NAMES[seat]]
-        with torch.inference_mode():
-            features = torch.from_numpy(self.encoder.encode(records))
-            logits = network(features).double()
-            logits = logits.masked_fill(torch.from_numpy(~masks), -math.inf)
-            result: npt.NDArray[np.float64] = torch.softmax(logits, dim=1).numpy()
-        return result
+        logits = self.networks[POLICY_NAMES[seat]](self.encoder.encode(records))
+        return masked_softmax_numpy(logits, masks)
 
     def probabilities(self, state: Any) -> npt.NDArray[np.float64]:
         """The average strategy of the player to act at a decision ``state``: float64 ``[num_slots]``."""
@@ -232,16 +351,13 @@ class Blueprint:
         return f"Blueprint({getattr(self.game, 'name', self.game)!r}, iteration={self.iteration})"
 
 
-def _policy_network(config: DeepCFRConfig, feature_size: int, num_slots: int) -> PolicyNetwork:
-    # Weights are overwritten by load_state_dict; a fixed generator keeps construction off global RNG.
-    return PolicyNetwork(feature_size, num_slots, config.network, generator=torch.Generator().manual_seed(0))
-
-
 __all__ = [
     "BLUEPRINT_KIND",
     "CONFIG_FILE",
     "MAX_BLUEPRINT_BYTES",
+    "NUMPY_POLICY_FILE",
     "POLICY_FILE",
     "Blueprint",
     "export_policy",
+    "write_numpy_policy",
 ]

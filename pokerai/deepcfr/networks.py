@@ -24,57 +24,20 @@ Every function here takes its randomness as an explicit seed or
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import torch
 from numpy.typing import NDArray
 
-Activation = Literal["relu", "gelu"]
+from pokerai.deepcfr.config import Activation as Activation
+from pokerai.deepcfr.config import NetworkConfig as NetworkConfig
+
 Fallback = Literal["uniform", "argmax"]
 DeviceName = Literal["cpu", "cuda", "auto"]
 
 NETWORK_NAMES: tuple[str, ...] = ("advantage_p0", "advantage_p1", "policy_p0", "policy_p1")
 """The networks of a two-player Deep CFR run, in the order :func:`build_networks` creates them."""
-
-
-@dataclass(frozen=True)
-class NetworkConfig:
-    """Shape of the advantage and policy networks; loadable with :func:`pokerai.config.load_config`."""
-
-    hidden_sizes: tuple[int, ...] = field(
-        default=(256, 256, 128),
-        metadata={"min": 1, "help": "width of each hidden layer, input side first (at least one layer)"},
-    )
-    activation: Activation = field(
-        default="relu", metadata={"help": "nonlinearity after each hidden layer: relu or gelu"}
-    )
-    skip_connections: bool = field(
-        default=True,
-        metadata={
-            "help": "add each hidden layer's input to its output where the widths match "
-            "(the paper's network uses skip connections)"
-        },
-    )
-    layer_norm: bool = field(
-        default=False,
-        metadata={"help": "layer normalisation (learned scale and shift) after every hidden layer"},
-    )
-    normalize_last_hidden: bool = field(
-        default=True,
-        metadata={
-            "help": "scale the last hidden layer's activations to zero mean and unit variance per sample, "
-            "as the paper does, so the output layer sees inputs of a steady scale"
-        },
-    )
-
-    def __post_init__(self) -> None:
-        if len(self.hidden_sizes) == 0:
-            raise ValueError("hidden_sizes must list at least one hidden layer")
-        for size in self.hidden_sizes:
-            if size < 1:
-                raise ValueError(f"hidden_sizes must be positive, got {size}")
 
 
 # ---------------------------------------------------------------------------- networks

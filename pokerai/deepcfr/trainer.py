@@ -18,29 +18,40 @@ every decision (no advantage network has been trained yet).
 
 Everything random is seeded from ``config.seed``; a checkpoint holds networks, optimiser
 states, reservoirs, the iteration and every generator's state, so ``resume`` continues
-exactly where a run stopped.
+exactly where a run stopped. Checkpoints are written every ``checkpoint_every`` iterations,
+after an iteration that ends ``checkpoint_minutes`` after the last one, at the end, and when
+Ctrl-C stops a run: the iteration in progress finishes first (:class:`TrainingInterrupted`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
+import signal
+import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from pokerai.abstraction.bets import BetAbstraction
-from pokerai.config import ConfigError, config_to_dict, load_config
+from pokerai.config import config_to_dict
 from pokerai.deepcfr.checkpoint import load_checkpoint, restore_rng_states, rng_states, save_checkpoint
+from pokerai.deepcfr.config import (
+    DeepCFRConfig,
+    Evaluation,
+    HUNLSettings,
+    NetworkTraining,
+    config_to_dict_changes,
+    load_deepcfr_config,
+    make_game,
+    replace,
+)
 from pokerai.deepcfr.encoding import Encoder, make_encoder
 from pokerai.deepcfr.networks import (
-    NetworkConfig,
     build_networks,
     regret_matching,
     resolve_device,
@@ -48,9 +59,6 @@ from pokerai.deepcfr.networks import (
 )
 from pokerai.deepcfr.reservoir import ReservoirBuffer
 from pokerai.deepcfr.traversal import TraversalSamples, legal_mask, run_traversals
-from pokerai.engine.state import HUNLConfig
-from pokerai.games.hunl import HUNLGame
-from pokerai.games.leduc import LeducPoker
 
 if TYPE_CHECKING:
     from pokerai.solvers.policy import TabularPolicy
@@ -58,159 +66,81 @@ if TYPE_CHECKING:
 CHECKPOINT_NAME = "checkpoint.pt"
 
 
-@dataclass(frozen=True)
-class HUNLSettings:
-    """The hold'em game a HUNL run learns: blinds, stacks and the bet menu."""
-
-    small_blind: int = field(default=50, metadata={"min": 1})
-    big_blind: int = field(default=100, metadata={"min": 1})
-    stack: int = field(default=20_000, metadata={"min": 1, "help": "each player's starting stack in chips"})
-    bets: BetAbstraction = field(default_factory=BetAbstraction)
-
-    def game(self) -> HUNLGame:
-        config = HUNLConfig(self.small_blind, self.big_blind, (self.stack, self.stack))
-        return HUNLGame(config, self.bets)
-
-
-@dataclass(frozen=True)
-class NetworkTraining:
-    """How one kind of network is trained from its reservoir."""
-
-    buffer_capacity: int = field(default=1_000_000, metadata={"min": 1, "help": "reservoir size per player"})
-    steps: int = field(default=300, metadata={"min": 1, "help": "SGD steps per training"})
-    batch_size: int = field(default=2048, metadata={"min": 1})
-    learning_rate: float = field(default=1e-3, metadata={"min": 0.0})
-    warm_start: bool = field(
-        default=False, metadata={"help": "continue from the previous weights instead of re-initialising"}
-    )
-    learning_rate_decay: bool = field(
-        default=False,
-        metadata={
-            "help": "decay the learning rate linearly to 0 over each training's steps: a closer fit of a "
-            "fixed target (on Leduc it brings the policy network much nearer its reservoir's average)"
-        },
-    )
-    weight_exponent: float = field(
-        default=1.0,
-        metadata={
-            "min": 0.0,
-            "help": "a sample of iteration t weighs t**x: 1 is linear CFR (the paper), 0 uniform, "
-            "above 1 favours recent iterations as DCFR does",
-        },
-    )
-    grouped: bool = field(
-        default=False,
-        metadata={
-            "help": "train on the reservoir's rows grouped by identical information state (each group "
-            "once, with its total weight and weighted-mean target): the same loss, without sampling "
-            "noise, for games whose states repeat (Leduc); batch_size then caps the groups per step",
-        },
-    )
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """What is measured during training, every ``every`` iterations and at the end."""
-
-    every: int = field(default=10, metadata={"min": 1, "help": "iterations between evaluations"})
-    hunl_pairs: int = field(
-        default=200,
-        metadata={"min": 0, "help": "hold'em: duplicate pairs against the heuristic per evaluation (0 off)"},
-    )
-
-
-@dataclass(frozen=True)
-class DeepCFRConfig:
-    """A Deep CFR run (``configs/*_deepcfr.yaml``, ``configs/hunl_*.yaml``)."""
-
-    name: str = "run"
-    game: Literal["leduc", "hunl"] = "leduc"
-    hunl: HUNLSettings = HUNLSettings()
-    iterations: int = field(default=100, metadata={"min": 1})
-    traversals_per_iteration: int = field(default=1000, metadata={"min": 1, "help": "per player"})
-    concurrent_traversals: int = field(
-        default=512, metadata={"min": 1, "help": "traversals whose network queries are batched together"}
-    )
-    chance: Literal["sample", "enumerate"] = field(
-        default="sample",
-        metadata={
-            "help": "traversals sample one outcome at each chance node (external sampling, the "
-            "paper) or enumerate them all: far lower variance, for small games only (Leduc)"
-        },
-    )
-    value_scale: float = field(
-        default=1.0, metadata={"min": 1e-9, "help": "advantage targets are divided by this (chips)"}
-    )
-    advantage_pot_power: float = field(
-        default=0.0,
-        metadata={
-            "min": 0.0,
-            "max": 1.0,
-            "help": "advantage targets are further divided by (pot / value_scale) ** this, the pot "
-            "of their decision: 0 keeps chips; 1 gives regrets in pots, so every decision weighs "
-            "alike in the fit. A positive factor per information set, so regret matching's "
-            "strategies are unchanged",
-        },
-    )
-    all_in_equity: bool = field(
-        default=False,
-        metadata={
-            "help": "hold'em: value an all-in called before the river at the two hands' equity over "
-            "the run-outs instead of the deal's one run-out (lower-variance advantage targets)"
-        },
-    )
-    terminal_responses: Literal["sample", "expected"] = field(
-        default="sample",
-        metadata={
-            "help": "at the opponent's decisions, sample one slot (external sampling, the paper), or "
-            "also add the exact value of the slots that end the hand (folds, calls that reach a "
-            "showdown) and count the drawn slot only if it continues: the same nodes and samples, "
-            "lower-variance values"
-        },
-    )
-    encoding: Literal["cards", "cards+strength"] = field(
-        default="cards",
-        metadata={"help": "hold'em features: 373 of cards and betting, or those plus 11 of hand strength"},
-    )
-    network: NetworkConfig = field(default_factory=NetworkConfig)
-    advantage: NetworkTraining = NetworkTraining()
-    policy: NetworkTraining = NetworkTraining(buffer_capacity=1_000_000, steps=1000)
-    evaluation: Evaluation = Evaluation()
-    checkpoint_every: int = field(default=10, metadata={"min": 1, "help": "iterations between checkpoints"})
-    seed: int = field(default=0, metadata={"min": 0})
-    device: Literal["cpu", "cuda", "auto"] = "cpu"
-    threads: int = field(default=0, metadata={"min": 0, "help": "torch CPU threads; 0 keeps torch's default"})
-    mixed_precision: bool = field(
-        default=False,
-        metadata={
-            "help": "bfloat16 autocast for the training steps' forward passes (losses, optimiser "
-            "and weights stay float32); meant for CUDA, also runs on CPU"
-        },
-    )
-
-
-def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
-    """Load and check a Deep CFR config; bad keys or values raise ``ConfigError`` naming them."""
-    config = load_config(source, DeepCFRConfig)
-    where = f"{source}: " if isinstance(source, (str, Path)) else ""
-    if config.game == "leduc" and config.encoding != "cards":
-        raise ConfigError(f"{where}encoding: {config.encoding!r} is for hold'em; Leduc has only 'cards'")
-    if config.game == "leduc" and config.all_in_equity:
-        raise ConfigError(f"{where}all_in_equity: is for hold'em; Leduc has no all-in run-outs")
-    if config.game == "hunl" and config.chance == "enumerate":
-        raise ConfigError(
-            f"{where}chance: 'enumerate' is for small games (Leduc); a hold'em deal has far too many "
-            "outcomes to enumerate, use 'sample'"
-        )
-    return config
-
-
-def make_game(config: DeepCFRConfig) -> Any:
-    return LeducPoker() if config.game == "leduc" else config.hunl.game()
-
-
 Evaluator = Callable[["DeepCFRTrainer"], dict[str, float]]
 """Called at evaluation points with the trainer (policy networks fresh); returns named scalars."""
+
+DEFAULT_THREADS = 1
+"""torch CPU threads when the config says 0: one per core (torch's default) oversubscribes a machine
+that runs anything else; on a 2-core machine with one other busy process Leduc iterations took 9.4 s
+with 2 threads and 0.27 s with 1, and on the idle machine 2 threads were no faster."""
+
+_clock = time.monotonic
+"""When the last checkpoint was written (a module name, so that tests can move the clock)."""
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :meth:`DeepCFRTrainer.train` after a whole iteration, whose checkpoint is written.
+
+    ``iteration`` is the last one done, ``checkpoint`` the file. A ``KeyboardInterrupt``, so code that
+    does not know it still stops as on any Ctrl-C.
+    """
+
+    def __init__(self, iteration: int, checkpoint: Path) -> None:
+        super().__init__(f"interrupted at iteration {iteration}; checkpoint written to {checkpoint}")
+        self.iteration = iteration
+        self.checkpoint = checkpoint
+
+
+class _InterruptRequest:
+    """Set by the SIGINT handler of :func:`_finish_iteration_on_interrupt`."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+
+@contextmanager
+def _finish_iteration_on_interrupt(
+    on_interrupt: Callable[[], None] | None,
+) -> Iterator[_InterruptRequest]:
+    """While inside, a first SIGINT only sets ``requested`` (and calls ``on_interrupt``); a second one
+    raises ``KeyboardInterrupt`` at once. The previous handler is restored on the way out.
+
+    Only the main thread can handle signals; elsewhere, or where SIGINT is ignored (a background job)
+    or handled outside Python, nothing is installed and Ctrl-C keeps its usual effect.
+    """
+    request = _InterruptRequest()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous in (None, signal.SIG_IGN):
+        yield request
+        return
+
+    def handle(signum: int, frame: Any) -> None:
+        if request.requested:
+            raise KeyboardInterrupt
+        request.requested = True
+        if on_interrupt is not None:
+            on_interrupt()
+
+    signal.signal(signal.SIGINT, handle)
+    try:
+        yield request
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def set_torch_threads(threads: int) -> int:
+    """Use ``threads`` torch CPU threads in this process (0: :data:`DEFAULT_THREADS`); returns the number.
+
+    The inter-op pool (used by few operations here) gets as many, where torch still allows it: it can be
+    sized once per process, before any parallel work.
+    """
+    count = threads or DEFAULT_THREADS
+    torch.set_num_threads(count)
+    if torch.get_num_interop_threads() != count:
+        # Already sized, or parallel work has started: torch refuses, and the pool stays as it is.
+        with suppress(RuntimeError):
+            torch.set_num_interop_threads(count)
+    return count
 
 
 class TraversalPool(Protocol):
@@ -250,8 +180,7 @@ class DeepCFRTrainer:
         """Where traversals run: ``None`` in this process, else e.g. Ray workers."""
         self.run_dir = Path(run_dir)
         self.device = resolve_device(device or config.device)  # type: ignore[arg-type]
-        if config.threads:
-            torch.set_num_threads(config.threads)
+        set_torch_threads(config.threads)
         self.game = make_game(config)
         self.encoder: Encoder = make_encoder(self.game, config.encoding)
         self.num_slots = int(self.game.num_distinct_actions)
@@ -485,27 +414,44 @@ class DeepCFRTrainer:
         evaluator: Evaluator | None = None,
         log: Callable[[int, dict[str, float]], None] | None = None,
         on_iteration: Callable[[int, dict[str, float]], None] | None = None,
+        on_interrupt: Callable[[], None] | None = None,
     ) -> dict[str, float]:
         """Run the remaining iterations; evaluate, log and checkpoint on schedule.
 
-        Returns the last iteration's scalars.
+        Returns the last iteration's scalars. Called from the main thread, Ctrl-C (SIGINT) does not
+        stop an iteration halfway: ``on_interrupt`` is called from the signal handler (keep it short),
+        the iteration in progress finishes, its checkpoint is written and :class:`TrainingInterrupted`
+        is raised; ``resume`` then continues exactly as if nothing had happened. A second Ctrl-C raises
+        ``KeyboardInterrupt`` at once, leaving the last checkpoint whole (checkpoints are written
+        atomically). The previous SIGINT handler is back when this returns.
         """
         scalars: dict[str, float] = {}
-        while self.iteration < self.config.iterations:
-            scalars = self.run_iteration()
-            t = self.iteration
-            last = t == self.config.iterations
-            if t % self.config.evaluation.every == 0 or last:
-                scalars.update(self.train_policies())
-                if evaluator is not None:
-                    scalars.update(evaluator(self))
-            self.history.append({"iteration": float(t), **scalars})
-            if log is not None:
-                log(t, scalars)
-            if t % self.config.checkpoint_every == 0 or last:
-                self.save()
-            if on_iteration is not None:
-                on_iteration(t, scalars)
+        saved_iteration = -1
+        saved_at = _clock()
+        with _finish_iteration_on_interrupt(on_interrupt) as interrupt:
+            while self.iteration < self.config.iterations:
+                if interrupt.requested:
+                    path = self.run_dir / CHECKPOINT_NAME
+                    if saved_iteration != self.iteration:
+                        path = self.save()
+                    raise TrainingInterrupted(self.iteration, path)
+                scalars = self.run_iteration()
+                t = self.iteration
+                last = t == self.config.iterations
+                if t % self.config.evaluation.every == 0 or last:
+                    scalars.update(self.train_policies())
+                    if evaluator is not None:
+                        scalars.update(evaluator(self))
+                self.history.append({"iteration": float(t), **scalars})
+                if log is not None:
+                    log(t, scalars)
+                minutes = self.config.checkpoint_minutes
+                overdue = minutes > 0 and _clock() - saved_at >= 60 * minutes
+                if t % self.config.checkpoint_every == 0 or last or overdue or interrupt.requested:
+                    self.save()
+                    saved_iteration, saved_at = t, _clock()
+                if on_iteration is not None:
+                    on_iteration(t, scalars)
         return scalars
 
 
@@ -676,15 +622,26 @@ def policy_table(trainer: DeepCFRTrainer) -> TabularPolicy:
     return TabularPolicy(tree, probabilities)
 
 
-def replace(config: DeepCFRConfig, **changes: Any) -> DeepCFRConfig:
-    """A copy of ``config`` with top-level fields changed (re-checked through the loader)."""
-    return load_deepcfr_config({**config_to_dict(config), **config_to_dict_changes(changes)})
-
-
-def config_to_dict_changes(changes: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: config_to_dict(value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type)
-        else value
-        for key, value in changes.items()
-    }
+__all__ = [
+    "CHECKPOINT_NAME",
+    "DEFAULT_THREADS",
+    "DeepCFRConfig",
+    "DeepCFRTrainer",
+    "Evaluation",
+    "Evaluator",
+    "HUNLSettings",
+    "NetworkTraining",
+    "TrainingInterrupted",
+    "TraversalPool",
+    "advantage_strategy",
+    "config_to_dict_changes",
+    "decision_pots",
+    "load_deepcfr_config",
+    "make_game",
+    "policy_exploitability",
+    "policy_table",
+    "pot_normalised_targets",
+    "replace",
+    "set_torch_threads",
+    "training_loss",
+]

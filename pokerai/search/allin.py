@@ -56,7 +56,7 @@ from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction,
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
-from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.search.hunl import (
     ALL_COMBOS,
     CARD_IN_COMBO,
@@ -236,6 +236,10 @@ def solve_allin(
 
     Beliefs are the blueprint's (thresholded at ``threshold``) up to the state
     before the all-in. Depends only on the public part of ``state``.
+    ``time_budget_s`` stops the CFR+ iterations early (at least one runs; the clock is
+    read between chunks of them); the beliefs, the equity matrices and, on a first run,
+    the kernel's compiling come before them. When it does not bind, the answer is the one
+    without it.
     """
     started = time.perf_counter()
     if not state.history or state.to_act is None:
@@ -246,12 +250,47 @@ def solve_allin(
         raise ValueError(f"the last action {allin} is not an all-in")
     beliefs = public_beliefs(blueprint, before, threshold=threshold)
     game = build_allin_subgame(before, allin, beliefs)
+    if time_budget_s is not None:
+        load_solver_kernel()  # a first run's compiling must not eat the budget (one iteration is no answer)
     solution = solve(game.subgame, iterations, time_budget_s=time_budget_s)
     strategy = np.zeros((NUM_COMBOS, 2))
     strategy[game.hands] = solution.strategy(game.subgame, game.answer_node)
     shove = np.zeros(NUM_COMBOS)
     shove[game.hands] = solution.strategy(game.subgame, 0)[:, -1]
     return AllinSolution(strategy, shove, solution.iterations, time.perf_counter() - started)
+
+
+WARM_UP_DECK = (0, 1, 2, 3, 8, 17, 26, 35, 44)
+"""The deal of :func:`load_solver_kernel`'s all-in game: the hole cards, then a river board."""
+
+
+@functools.cache
+def load_solver_kernel() -> None:
+    """Load the CFR+ kernel of :func:`~pokerai.search.subgame.solve` from numba's cache, or compile it
+    on a first run (seconds): once per process.
+
+    It solves a river all-in game with uniform ranges for one iteration, which calls the kernel
+    with the argument types of every solve at the table (all-in answers, and river, turn and
+    preflop searches alike). :func:`solve_allin` calls it before a solve with a time budget, so
+    that the budget counts iterations, not compiling.
+    """
+    state = HUNLState.new(HUNLConfig(), 0, deck=WARM_UP_DECK)
+    while state.street < Street.RIVER:
+        state = state.after(ActionKind.CALL)  # the blinds complete, then checks
+    assert state.to_act is not None and state.max_raise_to is not None
+    allin = Action(state.to_act, ActionKind.RAISE, state.max_raise_to)
+    game = build_allin_subgame(state, allin, np.ones((2, NUM_COMBOS)))
+    solve(game.subgame, 1)
+
+
+def warm_up_allin() -> None:
+    """Do the slow first-time work of all-in answers now, so the first answer at the table does not wait:
+    :func:`load_solver_kernel`, and the preflop all-in equity matrix (a few seconds;
+    :func:`~pokerai.search.preflop.preflop_equity_matrix`, kept per process). ``pokerai play`` runs
+    it in a background thread while the first hand is dealt.
+    """
+    load_solver_kernel()
+    preflop_equity_matrix()
 
 
 __all__ = [
@@ -267,5 +306,7 @@ __all__ = [
     "before_last_action",
     "build_allin_subgame",
     "is_offtree_allin",
+    "load_solver_kernel",
     "solve_allin",
+    "warm_up_allin",
 ]

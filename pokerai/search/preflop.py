@@ -33,6 +33,7 @@ the public state is always the same, so a caller keeps solutions by public state
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +66,8 @@ EQUITY_SEED = 20261201
 """Seed of the boards of :func:`preflop_equity_matrix`, fixed so every process gets the same matrix."""
 
 
-@numba.njit(cache=True)
+# nogil: a warm-up thread may build the matrix (seconds) while the main thread serves the table.
+@numba.njit(cache=True, nogil=True)
 def _pair_scores(ranks: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """For ranks ``[B, H]`` (-1 where a hand holds a board card): wins (ties 1/2) and boards per pair."""
     boards, hands = ranks.shape
@@ -88,7 +90,11 @@ def _pair_scores(ranks: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.float64],
     return wins, counts
 
 
-@functools.lru_cache(maxsize=1)
+_EQUITY_MATRIX_LOCK = threading.Lock()
+"""Held while :func:`preflop_equity_matrix` looks up or builds its matrix: a caller that arrives while
+another thread (a warm-up) builds it waits for that build instead of starting a second one."""
+
+
 def preflop_equity_matrix(
     boards: int = EQUITY_BOARDS, seed: int = EQUITY_SEED
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -101,8 +107,14 @@ def preflop_equity_matrix(
     with ``equity`` (ties counting half) estimated over ``boards`` five-card
     boards drawn uniformly with ``seed``; each pair uses the boards that hold
     neither hand's cards, which are uniform over the boards it can meet.
-    ``payoff`` is antisymmetric. Cached per process (a few seconds to build).
+    ``payoff`` is antisymmetric. Cached per process (a few seconds to build), one build at a time.
     """
+    with _EQUITY_MATRIX_LOCK:
+        return _preflop_equity_matrix(boards, seed)
+
+
+@functools.lru_cache(maxsize=1)
+def _preflop_equity_matrix(boards: int, seed: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     rng = np.random.default_rng(seed)
     drawn = np.argsort(rng.random((boards, 52)), axis=1)[:, :5].astype(np.int64)
     ranks = np.full((boards, NUM_COMBOS), -1, dtype=np.int32)

@@ -85,6 +85,11 @@ def test_info_refuses_a_truncated_file(
     assert "no such abstraction file" in run_error(capsys, "info", str(tmp_path / "missing.npz"))
 
 
+def test_info_says_a_text_file_is_not_an_abstraction(capsys: pytest.CaptureFixture[str]) -> None:
+    message = run_error(capsys, "info", str(Path(__file__).resolve().parents[2] / "README.md"))
+    assert "not a pokerai card abstraction file" in message and "corrupt" not in message
+
+
 def test_build_refuses_bad_configs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     config = tmp_path / "bad.yaml"
     config.write_text("flop:\n  buckets: twelve\n")

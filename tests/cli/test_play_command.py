@@ -134,6 +134,9 @@ def test_missing_blueprint_suggests_another_opponent(tmp_path: Path) -> None:
         default_opponent_spec([tmp_path / "nowhere", tmp_path / "bp"])
         == f"blueprint:{tmp_path / 'bp'}?threshold=0.3&allin=solve"
     )
+    (tmp_path / "light").mkdir()  # a light install's blueprint: numpy arrays only
+    (tmp_path / "light" / "policy.npz").write_bytes(b"")
+    assert default_opponent_spec([tmp_path / "light"]).startswith(f"blueprint:{tmp_path / 'light'}?")
 
 
 @pytest.mark.parametrize(

@@ -64,3 +64,19 @@ def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert main(["train", "--resume", str(tmp_path / "empty")]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "checkpoint.pt" in error
+
+
+@pytest.mark.parametrize("text", [None, "", "# only a comment\n", "name: mine\nseed: 3\n"])
+def test_a_config_file_without_game_and_iterations_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str | None
+) -> None:
+    """An empty file (or /dev/null) used to train a default run silently."""
+    config = Path("/dev/null") if text is None else tmp_path / "config.yaml"
+    if text is not None:
+        config.write_text(text)
+    assert main(["train", "--config", str(config), "--runs-dir", str(tmp_path / "runs")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and str(config) in error
+    expected = "required keys missing: game, iterations" if text and "seed" in text else "game, iterations"
+    assert error.endswith(expected)
+    assert not (tmp_path / "runs").exists()

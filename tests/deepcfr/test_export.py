@@ -9,7 +9,14 @@ import pytest
 import torch
 
 from pokerai.deepcfr.checkpoint import CheckpointError, save_checkpoint
-from pokerai.deepcfr.export import CONFIG_FILE, POLICY_FILE, Blueprint, export_policy
+from pokerai.deepcfr.export import (
+    CONFIG_FILE,
+    NUMPY_POLICY_FILE,
+    POLICY_FILE,
+    Blueprint,
+    export_policy,
+    write_numpy_policy,
+)
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from pokerai.games.hunl import HUNLGameState
 from tests.deepcfr.tiny import TINY_HUNL, tiny_hunl_trainer
@@ -67,7 +74,7 @@ def test_loaded_blueprint_plays_the_trainers_average_strategy(
         records = np.array([trainer.encoder.record(state, seat)], dtype=trainer.encoder.record_dtype)
         expected = trainer.average_strategy(seat, records, np.array([state.legal_mask()]))[0]
         assert probabilities.dtype == np.float64 and probabilities.shape == (trainer.num_slots,)
-        np.testing.assert_allclose(probabilities, expected, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(probabilities, expected, rtol=0, atol=1e-6)
         assert np.all(probabilities[~state.legal_mask()] == 0.0)
         assert probabilities.sum() == pytest.approx(1.0)
 
@@ -119,7 +126,7 @@ def test_bad_blueprints_are_refused_with_one_sentence(
     with pytest.raises(CheckpointError, match="does not exist"):
         Blueprint.load(tmp_path / "nowhere.pt")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(CheckpointError, match=r"holds no policy\.pt"):
+    with pytest.raises(CheckpointError, match=r"holds no policy\.npz or policy\.pt"):
         Blueprint.load(tmp_path / "empty")
     corrupt = tmp_path / "corrupt.pt"
     data = bytearray((exported / POLICY_FILE).read_bytes())
@@ -133,3 +140,65 @@ def test_bad_blueprints_are_refused_with_one_sentence(
         Blueprint.load(save_checkpoint(tmp_path / "other.pt", {"kind": "something"}))
     with pytest.raises(CheckpointError, match="lacks"):
         Blueprint.load(save_checkpoint(tmp_path / "partial.pt", {"kind": "pokerai-blueprint"}))
+
+
+def test_export_writes_a_numpy_policy_that_play_loads_first(trainer: DeepCFRTrainer, exported: Path) -> None:
+    numpy_policy = exported / NUMPY_POLICY_FILE
+    assert numpy_policy.is_file()
+    parameters = sum(
+        parameter.numel()
+        for name in ("policy_p0", "policy_p1")
+        for parameter in trainer.networks[name].parameters()
+    )
+    assert numpy_policy.stat().st_size < 4 * parameters + 64 * 1024
+    from_npz = Blueprint.load(numpy_policy)
+    from_pt_alone = Blueprint.load(_only_torch_file(exported, trainer))
+    for state in decision_states(trainer, hands=5, seed=4):
+        np.testing.assert_array_equal(from_npz.probabilities(state), from_pt_alone.probabilities(state))
+
+
+def _only_torch_file(exported: Path, trainer: DeepCFRTrainer) -> Path:
+    """A copy of the blueprint's policy.pt in a folder of its own (no policy.npz beside it)."""
+    alone = exported.parent / f"{exported.name}-pt-only"
+    alone.mkdir(exist_ok=True)
+    target = alone / POLICY_FILE
+    target.write_bytes((exported / POLICY_FILE).read_bytes())
+    return target
+
+
+def test_write_numpy_policy_adds_the_npz_of_a_torch_only_folder(
+    trainer: DeepCFRTrainer, exported: Path
+) -> None:
+    torch_only = _only_torch_file(exported, trainer)
+    written = write_numpy_policy(torch_only.parent)
+    assert written == torch_only.parent / NUMPY_POLICY_FILE
+    assert written.read_bytes() != b""
+    state = decision_states(trainer, hands=1, seed=5)[0]
+    np.testing.assert_array_equal(
+        Blueprint.load(written).probabilities(state), Blueprint.load(exported).probabilities(state)
+    )
+
+
+def test_bad_numpy_blueprints_are_refused_with_one_sentence(exported: Path, tmp_path: Path) -> None:
+    data = bytearray((exported / NUMPY_POLICY_FILE).read_bytes())
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(bytes(data[: len(data) // 2]))
+    flipped = tmp_path / "flipped.npz"
+    data[len(data) // 2] ^= 0xFF  # inside an array's bytes: the zip member's CRC-32 no longer matches
+    flipped.write_bytes(bytes(data))
+    for bad in (truncated, flipped):
+        with pytest.raises(CheckpointError, match="not a readable blueprint") as error:
+            Blueprint.load(bad)
+        assert "\n" not in str(error.value)
+    text = tmp_path / "README.npz"
+    text.write_text("# not a blueprint\n")
+    with pytest.raises(CheckpointError, match=r"not a pokerai blueprint \(it is not an \.npz archive\)"):
+        Blueprint.load(text)
+    other = tmp_path / "other.npz"
+    np.savez(other, meta=np.array('{"kind": "something"}'))
+    with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
+        Blueprint.load(other)
+    no_meta = tmp_path / "no_meta.npz"
+    np.savez(no_meta, weights=np.zeros(3))
+    with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
+        Blueprint.load(no_meta)

@@ -330,3 +330,14 @@ def test_learning_rate_decay_runs_linearly_to_zero_within_each_training(
     assert used == pytest.approx(
         [0.01, 0.0075, 0.005, 0.0025, 0.01, 0.01, 0.01, 0.01, 0.01, 0.0075, 0.005, 0.0025]
     )
+
+
+def test_a_config_file_must_give_its_game_and_iterations(tmp_path: Path) -> None:
+    path = tmp_path / "run.yaml"
+    path.write_text("name: mine\nseed: 2\n")
+    with pytest.raises(ConfigError, match=r"run\.yaml: required keys missing: game, iterations$"):
+        load_deepcfr_config(path)
+    path.write_text("game: leduc\niterations: 5\n")
+    assert load_deepcfr_config(str(path)).iterations == 5
+    # A mapping built in code (a test, a checkpoint, replace()) may leave any key to its default.
+    assert load_deepcfr_config({"seed": 2}).iterations == 100

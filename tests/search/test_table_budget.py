@@ -1,0 +1,132 @@
+"""Time budgets of the solves a bot runs at the table, and the warm-up that takes their first-time work
+off the first decision (``pokerai play``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+import pytest
+
+import pokerai.search.allin as allin_module
+import pokerai.search.subgame as subgame_module
+from pokerai.agents.base import Observation
+from pokerai.agents.blueprint import BlueprintAgent
+from pokerai.agents.search import DEFAULT_PREFLOP_BUDGET_MS, SearchAgent
+from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.search.allin import DEFAULT_ITERATIONS, load_solver_kernel, solve_allin, warm_up_allin
+from pokerai.search.hunl import combos_holding
+from tests.search.hunl_spots import CHECKED_DOWN, scripted
+
+
+def river_shove(blueprint: Blueprint) -> HUNLState:
+    """Checked down to the river, where the big blind goes all-in: the button to answer."""
+    state = scripted(blueprint, CHECKED_DOWN)
+    state.apply(Action(1, ActionKind.RAISE, state.max_raise_to or 0))
+    return state
+
+
+def test_a_budget_that_binds_stops_the_allin_solve_after_its_first_chunk(capped: Blueprint) -> None:
+    state = river_shove(capped)
+    # The clock is read after each chunk of iterations; the first chunk is one iteration.
+    solution = solve_allin(capped, state, threshold=0.3, time_budget_s=1e-9)
+    assert solution.iterations == 1 < DEFAULT_ITERATIONS
+    off_board = ~combos_holding(state.board)
+    assert np.allclose(solution.strategy[off_board].sum(axis=1), 1.0)  # still an answer for every hand
+    assert not solution.strategy[~off_board].any()
+
+
+def test_a_budget_that_does_not_bind_changes_nothing(capped: Blueprint) -> None:
+    state = river_shove(capped)
+    free = solve_allin(capped, state, threshold=0.3)
+    budgeted = solve_allin(capped, state, threshold=0.3, time_budget_s=1e6)
+    assert free.iterations == budgeted.iterations == DEFAULT_ITERATIONS
+    assert np.array_equal(free.strategy, budgeted.strategy) and np.array_equal(free.shove, budgeted.shove)
+
+
+def test_the_agent_gives_its_allin_solves_its_budget(capped: Blueprint) -> None:
+    state = river_shove(capped)
+    observation = Observation.from_state(state)
+    hurried = BlueprintAgent(capped, threshold=0.3, allin="solve", allin_budget_ms=1e-6)
+    assert hurried.allin_solution(observation, state).iterations == 1
+    patient = BlueprintAgent(capped, threshold=0.3, allin="solve")
+    assert patient.allin_solution(observation, state).iterations == DEFAULT_ITERATIONS
+
+
+def test_budget_solves_fills_in_only_the_missing_budgets(capped: Blueprint) -> None:
+    unbudgeted = BlueprintAgent(capped, allin="solve")
+    assert unbudgeted.allin_budget_ms is None
+    unbudgeted.budget_solves(2.0)
+    assert unbudgeted.allin_budget_ms == 2000.0
+    budgeted = BlueprintAgent(capped, allin="solve", allin_budget_ms=500)
+    budgeted.budget_solves(2.0)
+    assert budgeted.allin_budget_ms == 500.0
+    search = SearchAgent(capped, budget_ms=None, turn_budget_ms=300, preflop_budget_ms=None)
+    search.budget_solves(2.0)
+    assert (search.allin_budget_ms, search.budget_ms, search.turn_budget_ms, search.preflop_budget_ms) == (
+        2000.0,
+        2000.0,
+        300.0,
+        2000.0,
+    )
+    default = SearchAgent(capped)
+    default.budget_solves(2.0)
+    assert default.preflop_budget_ms == DEFAULT_PREFLOP_BUDGET_MS  # a budget already: kept
+
+
+@pytest.mark.parametrize("budget", [0, -5, True, "1"])
+def test_a_bad_allin_budget_is_an_error(capped: Blueprint, budget: Any) -> None:
+    with pytest.raises(ValueError, match=r"allin_budget_ms .* is not a positive number of milliseconds"):
+        BlueprintAgent(capped, allin="solve", allin_budget_ms=budget)
+
+
+def test_the_warm_up_calls_the_kernel_with_the_argument_types_of_a_solve_at_the_table(
+    capped: Blueprint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Numba compiles one machine-code version per argument types: a warm-up that called the kernel
+    with other types (a different array layout) would leave the table's first solve to compile."""
+    kernel = subgame_module._cfr_plus_iterations
+    calls: list[tuple[Any, ...]] = []
+
+    def recording(*arguments: Any) -> None:
+        calls.append(tuple(numba.typeof(argument) for argument in arguments))
+        kernel(*arguments)
+
+    monkeypatch.setattr(subgame_module, "_cfr_plus_iterations", recording)
+    monkeypatch.setattr(allin_module, "preflop_equity_matrix", lambda: None)  # seconds, and not typed here
+    load_solver_kernel.cache_clear()  # once per process: as if this were the first
+    warm_up_allin()
+    assert len(calls) == 1
+    solve_allin(capped, river_shove(capped), iterations=3, threshold=0.3)
+    assert len(calls) > 1 and all(types == calls[0] for types in calls)
+    # The agent's warm-up runs it only where all-ins are solved (or searched), and once.
+    before = len(calls)
+    BlueprintAgent(capped, threshold=0.3).warm_up()
+    assert len(calls) == before
+    load_solver_kernel.cache_clear()
+    BlueprintAgent(capped, threshold=0.3, allin="solve").warm_up()
+    assert len(calls) == before + 1
+    SearchAgent(capped, threshold=0.3).warm_up()
+    assert len(calls) == before + 1
+    load_solver_kernel.cache_clear()
+    SearchAgent(capped, threshold=0.3).warm_up()
+    assert len(calls) == before + 2
+
+
+def test_a_budgeted_solve_loads_the_kernel_before_its_clock_starts(
+    capped: Blueprint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    order: list[str] = []
+    monkeypatch.setattr(allin_module, "load_solver_kernel", lambda: order.append("kernel"))
+    original = allin_module.solve
+
+    def solve(*arguments: Any, **options: Any) -> Any:
+        order.append("solve")
+        return original(*arguments, **options)
+
+    monkeypatch.setattr(allin_module, "solve", solve)
+    solve_allin(capped, river_shove(capped), iterations=2, threshold=0.3, time_budget_s=10.0)
+    solve_allin(capped, river_shove(capped), iterations=2, threshold=0.3)  # no budget: nothing to protect
+    assert order == ["kernel", "solve", "solve"]

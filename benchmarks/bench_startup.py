@@ -10,12 +10,20 @@ torch), so the ratios hold on a busy machine where the seconds do not.
     OMP_NUM_THREADS=1 python benchmarks/bench_startup.py --repeats 5
     python benchmarks/bench_startup.py --cold        # also: first runs with an empty numba cache
     python benchmarks/bench_startup.py --install-size  # sizes of fresh `pip install -e .` environments
+    python benchmarks/bench_startup.py --play-waits    # the bot's waits in a first hand, cold and warm
 
 Prints a Markdown table: median and fastest seconds, the ratio to the bare interpreter, and the
 target of each command. ``--install-size`` builds two virtual environments in a temporary
 folder (a few minutes): ``pip install -e .`` as the README says, and the same with the
 ``[train]`` extra and the CPU build of torch (``torch==2.13.0``), the install every command
 needed before play went torch-free; it prints the size of each.
+
+``--play-waits`` plays the first hand of ``pokerai play`` against the default bot, with numba's
+cache empty (cold: a fresh clone's first run) and filled (warm). In one scenario the user goes
+all-in at the first prompt, after 0 s or 3 s (the bot then answers an all-in off its menu: the
+solve with the table's time budget); in the other the user calls and checks the hand down. It
+prints each scenario's longest bot wait (from the user's action to the next prompt or the
+hand's end) and whether the thinking notice showed during it.
 """
 
 from __future__ import annotations
@@ -124,6 +132,76 @@ def startup_table(repeats: int, cold: bool) -> str:
     return "\n".join(lines)
 
 
+PLAY_WAITS_SEEDS = (5, 11, 23)
+"""Seeds of the ``--play-waits`` sessions (chosen after the budgets were set; the user has the button
+in every session's first hand)."""
+BOT_REPLY = r"your action> |score after 1 hand"
+
+
+def first_hand(env: dict[str, str], seed: int, shove_after: float | None) -> tuple[float, bool]:
+    """One first hand of ``pokerai play``: the longest bot wait in it and whether the thinking notice
+    showed in that wait. ``shove_after`` seconds at the first prompt, then all-in; None: call down."""
+    pexpect: Any = importlib.import_module("pexpect")
+    child = pexpect.spawn(
+        pokerai_executable(),
+        ["play", "--seed", str(seed), "--hands", "1"],
+        cwd=str(ROOT),
+        env=env,
+        encoding="utf-8",
+        timeout=600,
+    )
+    child.expect_exact(PLAY_PROMPT)
+    longest, notice = 0.0, False
+    first = True
+    while True:
+        if first and shove_after is not None:
+            time.sleep(shove_after)
+            child.sendline("a")
+        else:
+            child.sendline("c")  # a call, or a check when there is nothing to call
+        first = False
+        started = time.perf_counter()
+        index = child.expect([PLAY_PROMPT, "score after 1 hand"])
+        waited = time.perf_counter() - started
+        if waited > longest:
+            longest, notice = waited, "thinking" in (child.before or "")
+        if index == 1:
+            break
+    child.expect(pexpect.EOF)
+    child.close()
+    return longest, notice
+
+
+def play_waits_table() -> str:
+    play = importlib.import_module("pokerai.cli.play")
+    env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
+    lines = [
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; seeds {PLAY_WAITS_SEEDS}; "
+        f"the table's solve budget {play.TABLE_BUDGET_S:g} s",
+        "",
+        "| numba cache | user's first action | longest bot wait s (per seed) | thinking notice in it |",
+        "|---|---|---|---|",
+    ]
+    scenarios: list[tuple[str, float | None]] = [
+        ("all-in at once", 0.0),
+        ("all-in after 3 s", 3.0),
+        ("call and check down", None),
+    ]
+    for state in ("cold", "warm"):
+        for label, shove_after in scenarios:
+            waits, notices = [], []
+            for seed in PLAY_WAITS_SEEDS:
+                with tempfile.TemporaryDirectory() as cache:
+                    run_env = {**env, "NUMBA_CACHE_DIR": cache}
+                    if state == "warm":
+                        first_hand(run_env, seed, shove_after)  # fills the cache
+                    longest, notice = first_hand(run_env, seed, shove_after)
+                waits.append(f"{longest:.2f}")
+                notices.append("yes" if notice else "no")
+            lines.append(f"| {state} | {label} | {', '.join(waits)} | {', '.join(notices)} |")
+    return "\n".join(lines)
+
+
 def folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
 
@@ -157,8 +235,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per command (default 5)")
     parser.add_argument("--cold", action="store_true", help="also time first runs with an empty numba cache")
     parser.add_argument("--install-size", action="store_true", help="measure fresh environments instead")
+    parser.add_argument("--play-waits", action="store_true", help="time the first hand's bot waits instead")
     args = parser.parse_args()
-    print(install_size_table() if args.install_size else startup_table(args.repeats, args.cold))
+    if args.install_size:
+        print(install_size_table())
+    elif args.play_waits:
+        print(play_waits_table())
+    else:
+        print(startup_table(args.repeats, args.cold))
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ it still plays, but its features are then off its training distribution.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
@@ -65,6 +66,7 @@ from pokerai.search.allin import (
     before_last_action,
     is_offtree_allin,
     solve_allin,
+    solver_ready,
     warm_up_allin,
 )
 from pokerai.search.hunl import ALL_COMBOS, COMBO_INDEX, combo_index, state_record, threshold_probabilities
@@ -93,6 +95,9 @@ class SolutionCache(Generic[Solved]):
     def __init__(self, size: int) -> None:
         self.size = size
         self._entries: OrderedDict[Hashable, Solved] = OrderedDict()
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries
 
     def get(self, key: Hashable, solve: Callable[[], Solved]) -> tuple[Solved, bool]:
         """The solution under ``key``, from the cache or ``solve()``; and whether it was solved now."""
@@ -197,8 +202,10 @@ class BlueprintAgent(Agent):
     ``max_raises``): ``"policy"`` (the default) asks the network, which never met
     that state in training; ``"solve"`` plays the solved call-or-fold game of
     :mod:`pokerai.search.allin` (not thresholded), cached by public state.
-    ``allin_budget_ms`` (positive, or None for none) stops that solve's CFR+ iterations
-    after so many milliseconds (:func:`~pokerai.search.allin.solve_allin`).
+    ``allin_budget_ms`` (positive, or None for none) bounds each such answer's solve
+    (:func:`~pokerai.search.allin.solve_allin`) and the wait for the solver's first-time work
+    in a process (:func:`~pokerai.search.allin.solver_ready`): an answer whose solver is not
+    ready within the budget is the network's (``allin_unready`` counts them).
     """
 
     name = "blueprint"
@@ -240,13 +247,20 @@ class BlueprintAgent(Agent):
         self._preflop_ranges: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(RANGE_PREFLOP_CACHE_SIZE)
         self.allin_solves = 0
         """All-in games solved so far (cache misses)."""
+        self.allin_unready = 0
+        """All-in answers left to the network because the solver was not ready within the budget."""
 
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
         """The policy's probabilities float64 ``[num_slots]`` (0 on illegal slots) and each slot's action."""
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)
-        if self.allin == "solve" and facing_offtree_allin(state, self._game.bets):
-            answer = self.allin_solution(observation, state).strategy[combo_index(*observation.hole_cards)]
+        solution = (
+            self.allin_solution(observation, state)
+            if self.allin == "solve" and facing_offtree_allin(state, self._game.bets)
+            else None
+        )
+        if solution is not None:
+            answer = solution.strategy[combo_index(*observation.hole_cards)]
             if answer.sum() > 0:  # every hand off the board has an answer; else the network's below
                 probabilities = np.zeros(mask.size)
                 probabilities[FOLD_SLOT], probabilities[CHECK_CALL_SLOT] = answer[FOLD], answer[CALL]
@@ -282,8 +296,13 @@ class BlueprintAgent(Agent):
         mask, actions = slot_actions(state, self._game.bets)
         probabilities = np.zeros((len(hands), mask.size))
         asks_network = np.ones(len(hands), dtype=np.bool_)
-        if self.allin == "solve" and facing_offtree_allin(state, self._game.bets):
-            strategy = self.allin_solution(observation, state).strategy
+        solution = (
+            self.allin_solution(observation, state)
+            if self.allin == "solve" and facing_offtree_allin(state, self._game.bets)
+            else None
+        )
+        if solution is not None:
+            strategy = solution.strategy
             answers = strategy[COMBO_INDEX[hands[:, 0], hands[:, 1]]]
             solved = answers.sum(axis=1) > 0  # every hand off the board has an answer; else the network's
             probabilities[solved, FOLD_SLOT] = answers[solved, FOLD]
@@ -327,15 +346,24 @@ class BlueprintAgent(Agent):
             replay_observation(observation), self._game.bets
         )
 
-    def allin_solution(self, observation: Observation, state: HUNLState) -> AllinSolution:
-        """The solved answer to the off-menu all-in at ``observation`` (cached on the public state)."""
-        cache = (
-            self._allin_preflop_solutions if observation.street == Street.PREFLOP else self._allin_solutions
-        )
+    def allin_solution(self, observation: Observation, state: HUNLState) -> AllinSolution | None:
+        """The solved answer to the off-menu all-in at ``observation`` (cached on the public state).
+
+        None when the agent has a budget and the solver's first-time work in this process is not
+        done within it (class docstring): the answer is then the network's.
+        """
+        preflop = observation.street == Street.PREFLOP
+        cache = self._allin_preflop_solutions if preflop else self._allin_solutions
+        key = public_key(observation)
         budget_s = None if self.allin_budget_ms is None else self.allin_budget_ms / 1000.0
+        if budget_s is not None and key not in cache:
+            started = time.perf_counter()
+            if not solver_ready(budget_s, preflop=preflop):
+                self.allin_unready += 1
+                return None
+            budget_s = max(budget_s - (time.perf_counter() - started), 0.0)
         solution, solved = cache.get(
-            public_key(observation),
-            lambda: solve_allin(self.blueprint, state, threshold=self.threshold, time_budget_s=budget_s),
+            key, lambda: solve_allin(self.blueprint, state, threshold=self.threshold, time_budget_s=budget_s)
         )
         self.allin_solves += solved
         return solution

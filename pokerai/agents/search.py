@@ -64,6 +64,7 @@ state (as local best response does) solves once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -76,7 +77,7 @@ from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, public_key, 
 from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS, RiverCheckCap, RiverResponses
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
-from pokerai.search.allin import load_solver_kernel
+from pokerai.search.allin import load_solver_kernel, solver_ready
 from pokerai.search.hunl import (
     COMBO_INDEX,
     DEFAULT_RESPONSE_PRIOR,
@@ -262,6 +263,9 @@ class SearchAgent(BlueprintAgent):
         """Solves run so far, river and turn (cache misses)."""
         self.turn_solves = 0
         """Turn solves run so far (cache misses)."""
+        self.searches_unready = 0
+        """Decisions the blueprint played because the solver was not ready within the search's budget."""
+        self._waited_s = 0.0
 
     def budget_solves(self, seconds: float) -> None:
         """Give every solve without a time budget one of ``seconds``: the all-in answer and the river,
@@ -282,6 +286,33 @@ class SearchAgent(BlueprintAgent):
         load_solver_kernel()
         if self.preflop:
             preflop_equity_matrix()
+
+    def _solver_ready(self, observation: Observation) -> bool:
+        """Whether the search at ``observation``'s street may run: always without a time budget; with
+        one, when the solver's first-time work in this process is done within it
+        (:func:`solver_ready`). The wait is taken off the search's budget (:meth:`_left_of`);
+        ``searches_unready`` counts the decisions left to the blueprint."""
+        self._waited_s = 0.0
+        budget_ms = self._budget_ms_of(observation)
+        if budget_ms is None:
+            return True
+        started = time.perf_counter()
+        ready = solver_ready(budget_ms / 1000.0, preflop=observation.street == Street.PREFLOP)
+        self._waited_s = time.perf_counter() - started
+        self.searches_unready += not ready
+        return ready
+
+    def _budget_ms_of(self, observation: Observation) -> float | None:
+        """The time budget of the search at ``observation``'s street (None: none, or no search there)."""
+        if observation.street == Street.PREFLOP:
+            return self.preflop_budget_ms if self.preflop else None
+        if observation.street == Street.TURN:
+            return self.turn_budget_ms if self.turn else None
+        return self.budget_ms if observation.street == Street.RIVER else None
+
+    def _left_of(self, budget_ms: float | None) -> float | None:
+        """Seconds of ``budget_ms`` left after the wait of the last :meth:`_solver_ready`, or None."""
+        return None if budget_ms is None else max(budget_ms / 1000.0 - self._waited_s, 0.0)
 
     def end_hand(self, summary: HandSummary) -> None:
         """Learn from the finished hand: with ``check_cap`` its showdown (:class:`RiverCheckCap`),
@@ -320,7 +351,7 @@ class SearchAgent(BlueprintAgent):
                 self.blueprint,
                 replay_observation(observation),
                 iterations=self.iterations,
-                time_budget_s=None if self.preflop_budget_ms is None else self.preflop_budget_ms / 1000.0,
+                time_budget_s=self._left_of(self.preflop_budget_ms),
                 threshold=self.threshold,
                 max_raises=self.preflop_max_raises,
                 safe=self.safe,
@@ -340,7 +371,7 @@ class SearchAgent(BlueprintAgent):
                 self.blueprint,
                 state,
                 iterations=self.iterations,
-                time_budget_s=None if self.budget_ms is None else self.budget_ms / 1000.0,
+                time_budget_s=self._left_of(self.budget_ms),
                 threshold=self.threshold,
                 max_raises=self.max_raises,
                 safe=self.safe,
@@ -363,7 +394,7 @@ class SearchAgent(BlueprintAgent):
                 self.blueprint,
                 state,
                 iterations=self.iterations,
-                time_budget_s=None if self.turn_budget_ms is None else self.turn_budget_ms / 1000.0,
+                time_budget_s=self._left_of(self.turn_budget_ms),
                 threshold=self.threshold,
                 max_raises=self.turn_max_raises,
                 continuations=CONTINUATIONS if self.turn_leaves == "depth_limited" else ("blueprint",),
@@ -386,6 +417,8 @@ class SearchAgent(BlueprintAgent):
         """
         probabilities, actions = super().decision(observation)
         if self.iterations == 0 or self.answers_offtree_allin(observation):
+            return probabilities, actions
+        if not self._solver_ready(observation):
             return probabilities, actions
         if observation.street == Street.PREFLOP and self.preflop:
             preflop = self.preflop_solution(observation)
@@ -421,6 +454,8 @@ class SearchAgent(BlueprintAgent):
         state, then the same blend per hand as :meth:`decision`."""
         probabilities, actions = super().range_decision(observation, hands)
         if self.iterations == 0 or self.answers_offtree_allin(observation):
+            return probabilities, actions
+        if not self._solver_ready(observation):
             return probabilities, actions
         combos = COMBO_INDEX[hands[:, 0], hands[:, 1]]
         solution: PreflopSolution | TurnSolution | RiverSolution

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 import time
 from dataclasses import dataclass
 
@@ -65,7 +66,7 @@ from pokerai.search.hunl import (
     public_beliefs,
     river_matrices,
 )
-from pokerai.search.preflop import _pair_scores, preflop_equity_matrix
+from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, _pair_scores, preflop_equity_matrix
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
 from pokerai.search.turn import turn_matrices
 
@@ -236,10 +237,10 @@ def solve_allin(
 
     Beliefs are the blueprint's (thresholded at ``threshold``) up to the state
     before the all-in. Depends only on the public part of ``state``.
-    ``time_budget_s`` stops the CFR+ iterations early (at least one runs; the clock is
-    read between chunks of them); the beliefs, the equity matrices and, on a first run,
-    the kernel's compiling come before them. When it does not bind, the answer is the one
-    without it.
+    ``time_budget_s`` bounds the call after the kernel is loaded (:func:`load_solver_kernel`;
+    compiling on a first run): the beliefs, the game's matrices and the CFR+ iterations, which
+    stop early (at least one runs; the clock is read between chunks of them). When it does not
+    bind, the answer is the one without it.
     """
     started = time.perf_counter()
     if not state.history or state.to_act is None:
@@ -248,10 +249,13 @@ def solve_allin(
     before = before_last_action(state)
     if allin.kind is not ActionKind.RAISE or allin.amount != before.max_raise_to:
         raise ValueError(f"the last action {allin} is not an all-in")
+    if time_budget_s is not None:
+        load_solver_kernel()  # a first run's compiling must not eat the budget (one iteration is no answer)
+        clock = time.perf_counter()
     beliefs = public_beliefs(blueprint, before, threshold=threshold)
     game = build_allin_subgame(before, allin, beliefs)
     if time_budget_s is not None:
-        load_solver_kernel()  # a first run's compiling must not eat the budget (one iteration is no answer)
+        time_budget_s = max(time_budget_s - (time.perf_counter() - clock), 0.0)
     solution = solve(game.subgame, iterations, time_budget_s=time_budget_s)
     strategy = np.zeros((NUM_COMBOS, 2))
     strategy[game.hands] = solution.strategy(game.subgame, game.answer_node)
@@ -264,33 +268,92 @@ WARM_UP_DECK = (0, 1, 2, 3, 8, 17, 26, 35, 44)
 """The deal of :func:`load_solver_kernel`'s all-in game: the hole cards, then a river board."""
 
 
-@functools.cache
+_KERNEL_LOADED = threading.Event()
+"""Set once :func:`load_solver_kernel` has run in this process."""
+_KERNEL_LOCK = threading.Lock()
+
+
 def load_solver_kernel() -> None:
     """Load the CFR+ kernel of :func:`~pokerai.search.subgame.solve` from numba's cache, or compile it
-    on a first run (seconds): once per process.
+    on a first run (seconds): once per process; a second thread that calls it meanwhile waits.
 
     It solves a river all-in game with uniform ranges for one iteration, which calls the kernel
     with the argument types of every solve at the table (all-in answers, and river, turn and
     preflop searches alike). :func:`solve_allin` calls it before a solve with a time budget, so
     that the budget counts iterations, not compiling.
     """
-    state = HUNLState.new(HUNLConfig(), 0, deck=WARM_UP_DECK)
-    while state.street < Street.RIVER:
-        state = state.after(ActionKind.CALL)  # the blinds complete, then checks
-    assert state.to_act is not None and state.max_raise_to is not None
-    allin = Action(state.to_act, ActionKind.RAISE, state.max_raise_to)
-    game = build_allin_subgame(state, allin, np.ones((2, NUM_COMBOS)))
-    solve(game.subgame, 1)
+    if _KERNEL_LOADED.is_set():
+        return
+    with _KERNEL_LOCK:
+        if _KERNEL_LOADED.is_set():
+            return
+        state = HUNLState.new(HUNLConfig(), 0, deck=WARM_UP_DECK)
+        while state.street < Street.RIVER:
+            state = state.after(ActionKind.CALL)  # the blinds complete, then checks
+        assert state.to_act is not None and state.max_raise_to is not None
+        allin = Action(state.to_act, ActionKind.RAISE, state.max_raise_to)
+        game = build_allin_subgame(state, allin, np.ones((2, NUM_COMBOS)))
+        solve(game.subgame, 1)
+        _KERNEL_LOADED.set()
 
 
 def warm_up_allin() -> None:
     """Do the slow first-time work of all-in answers now, so the first answer at the table does not wait:
-    :func:`load_solver_kernel`, and the preflop all-in equity matrix (a few seconds;
-    :func:`~pokerai.search.preflop.preflop_equity_matrix`, kept per process). ``pokerai play`` runs
-    it in a background thread while the first hand is dealt.
+    :func:`load_solver_kernel`, and the preflop all-in equity matrix (a second or two;
+    :func:`~pokerai.search.preflop.preflop_equity_matrix`, kept per process).
     """
     load_solver_kernel()
     preflop_equity_matrix()
+
+
+_BACKGROUND_LOCK = threading.Lock()
+_background: threading.Thread | None = None
+_background_errors: list[BaseException] = []
+
+
+def start_background_warm_up() -> threading.Thread:
+    """:func:`warm_up_allin` in a daemon thread, started once per process (later calls return it)."""
+    global _background
+    with _BACKGROUND_LOCK:
+        if _background is None:
+
+            def run() -> None:
+                try:
+                    warm_up_allin()
+                except BaseException as error:  # kept for solver_ready, which raises it in the caller
+                    _background_errors.append(error)
+
+            _background = threading.Thread(target=run, name="pokerai-solver-warm-up", daemon=True)
+            _background.start()
+        return _background
+
+
+def solver_ready(seconds: float, *, preflop: bool = False) -> bool:
+    """Whether the CFR+ kernel (and, with ``preflop``, the preflop all-in equity matrix) is ready,
+    waiting for it at most ``seconds``.
+
+    A decision with a time budget asks this before its first solve: when the work is not done, it
+    starts in the background (:func:`start_background_warm_up`) and the decision waits for it
+    only within its budget; on ``False`` it plays without the solve. On a fresh install the
+    kernel compiles for a few seconds, so the first such decisions of a process may get ``False``.
+    Raises ``RuntimeError`` when the background warm-up failed.
+    """
+    deadline = time.perf_counter() + seconds
+
+    def ready() -> bool:
+        return _KERNEL_LOADED.is_set() and (not preflop or PREFLOP_MATRIX_BUILT.is_set())
+
+    if ready():
+        return True
+    thread = start_background_warm_up()
+    while not ready():
+        if _background_errors:
+            raise RuntimeError("warming up the solver failed") from _background_errors[0]
+        left = deadline - time.perf_counter()
+        if left <= 0 or not thread.is_alive():
+            break
+        thread.join(min(left, 0.01))  # re-check the events every 10 ms: the kernel comes before the matrix
+    return ready()
 
 
 __all__ = [
@@ -308,5 +371,7 @@ __all__ = [
     "is_offtree_allin",
     "load_solver_kernel",
     "solve_allin",
+    "solver_ready",
+    "start_background_warm_up",
     "warm_up_allin",
 ]

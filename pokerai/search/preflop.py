@@ -69,27 +69,41 @@ EQUITY_SEED = 20261201
 # nogil: a warm-up thread may build the matrix (seconds) while the main thread serves the table.
 @numba.njit(cache=True, nogil=True)
 def _pair_scores(ranks: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """For ranks ``[B, H]`` (-1 where a hand holds a board card): wins (ties 1/2) and boards per pair."""
+    """For ranks ``[B, H]`` (-1 where a hand holds a board card): wins (ties 1/2) and boards per pair
+    (a hand against itself: 0 and 0).
+
+    Counted for ``i < j`` only: the boards of a pair are the same either way round, and
+    ``wins[j, i] = counts[i, j] - wins[i, j]`` exactly (sums of halves are exact in float64).
+    """
     boards, hands = ranks.shape
     wins = np.zeros((hands, hands))
     counts = np.zeros((hands, hands))
     for i in range(hands):
+        # Slices that start at j = i + 1: LLVM vectorises a loop from 0 over them, not one from i + 1.
+        row_wins, row_counts = wins[i, i + 1 :], counts[i, i + 1 :]
         for b in range(boards):
             mine = ranks[b, i]
             if mine < 0:
                 continue
-            for j in range(hands):
-                theirs = ranks[b, j]
+            theirs_row = ranks[b, i + 1 :]
+            for k in range(hands - i - 1):
+                theirs = theirs_row[k]
                 if theirs < 0:
                     continue
-                counts[i, j] += 1.0
+                row_counts[k] += 1.0
                 if mine > theirs:
-                    wins[i, j] += 1.0
+                    row_wins[k] += 1.0
                 elif mine == theirs:
-                    wins[i, j] += 0.5
+                    row_wins[k] += 0.5
+    for i in range(hands):
+        for j in range(i + 1, hands):
+            counts[j, i] = counts[i, j]
+            wins[j, i] = counts[i, j] - wins[i, j]
     return wins, counts
 
 
+PREFLOP_MATRIX_BUILT = threading.Event()
+"""Set once :func:`preflop_equity_matrix` has built the table's matrix (its default boards and seed)."""
 _EQUITY_MATRIX_LOCK = threading.Lock()
 """Held while :func:`preflop_equity_matrix` looks up or builds its matrix: a caller that arrives while
 another thread (a warm-up) builds it waits for that build instead of starting a second one."""
@@ -110,7 +124,10 @@ def preflop_equity_matrix(
     ``payoff`` is antisymmetric. Cached per process (a few seconds to build), one build at a time.
     """
     with _EQUITY_MATRIX_LOCK:
-        return _preflop_equity_matrix(boards, seed)
+        matrices = _preflop_equity_matrix(boards, seed)
+    if (boards, seed) == (EQUITY_BOARDS, EQUITY_SEED):
+        PREFLOP_MATRIX_BUILT.set()
+    return matrices
 
 
 @functools.lru_cache(maxsize=1)
@@ -282,6 +299,7 @@ __all__ = [
     "EQUITY_MATRIX",
     "EQUITY_SEED",
     "FOLD_MATRIX",
+    "PREFLOP_MATRIX_BUILT",
     "PreflopSolution",
     "PreflopSubgame",
     "build_preflop_subgame",

@@ -20,6 +20,7 @@ from pokerai.search.hunl import ALL_COMBOS, blueprint_layout, combo_index, combo
 from pokerai.search.preflop import (
     EQUITY_MATRIX,
     FOLD_MATRIX,
+    _pair_scores,
     build_preflop_subgame,
     preflop_equity_matrix,
     solve_preflop,
@@ -198,3 +199,17 @@ def test_preflop_search_refuses_a_flop_state(blueprint: Blueprint) -> None:
     state = scripted(blueprint, [(0, ActionKind.CALL, 50), (1, ActionKind.CHECK, 0)])
     with pytest.raises(ValueError, match="preflop decision"):
         build_preflop_subgame(state, blueprint.game.bets, np.full((2, 1326), 1 / 1326))
+
+
+def test_pair_scores_count_every_pair_as_a_direct_count_does() -> None:
+    rng = np.random.default_rng(7)
+    ranks = rng.integers(-1, 6, size=(40, 9)).astype(np.int32)  # -1: the hand holds a board card
+    wins, counts = _pair_scores(ranks)
+    for i in range(9):
+        for j in range(9):
+            both = (ranks[:, i] >= 0) & (ranks[:, j] >= 0)
+            expected = 0 if i == j else both.sum()
+            assert counts[i, j] == expected
+            mine, theirs = ranks[both, i], ranks[both, j]
+            expected_wins = 0.0 if i == j else (mine > theirs).sum() + 0.5 * (mine == theirs).sum()
+            assert wins[i, j] == expected_wins

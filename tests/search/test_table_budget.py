@@ -3,6 +3,8 @@ off the first decision (``pokerai play``)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numba
@@ -47,12 +49,15 @@ def test_a_budget_that_does_not_bind_changes_nothing(capped: Blueprint) -> None:
 
 
 def test_the_agent_gives_its_allin_solves_its_budget(capped: Blueprint) -> None:
+    load_solver_kernel()  # ready: the budget goes to the solve
     state = river_shove(capped)
     observation = Observation.from_state(state)
-    hurried = BlueprintAgent(capped, threshold=0.3, allin="solve", allin_budget_ms=1e-6)
-    assert hurried.allin_solution(observation, state).iterations == 1
-    patient = BlueprintAgent(capped, threshold=0.3, allin="solve")
-    assert patient.allin_solution(observation, state).iterations == DEFAULT_ITERATIONS
+    hurried = BlueprintAgent(capped, threshold=0.3, allin="solve", allin_budget_ms=1e-6).allin_solution(
+        observation, state
+    )
+    assert hurried is not None and hurried.iterations == 1
+    patient = BlueprintAgent(capped, threshold=0.3, allin="solve").allin_solution(observation, state)
+    assert patient is not None and patient.iterations == DEFAULT_ITERATIONS
 
 
 def test_budget_solves_fills_in_only_the_missing_budgets(capped: Blueprint) -> None:
@@ -96,7 +101,7 @@ def test_the_warm_up_calls_the_kernel_with_the_argument_types_of_a_solve_at_the_
 
     monkeypatch.setattr(subgame_module, "_cfr_plus_iterations", recording)
     monkeypatch.setattr(allin_module, "preflop_equity_matrix", lambda: None)  # seconds, and not typed here
-    load_solver_kernel.cache_clear()  # once per process: as if this were the first
+    monkeypatch.setattr(allin_module, "_KERNEL_LOADED", threading.Event())  # as if this were the first
     warm_up_allin()
     assert len(calls) == 1
     solve_allin(capped, river_shove(capped), iterations=3, threshold=0.3)
@@ -105,12 +110,12 @@ def test_the_warm_up_calls_the_kernel_with_the_argument_types_of_a_solve_at_the_
     before = len(calls)
     BlueprintAgent(capped, threshold=0.3).warm_up()
     assert len(calls) == before
-    load_solver_kernel.cache_clear()
+    monkeypatch.setattr(allin_module, "_KERNEL_LOADED", threading.Event())
     BlueprintAgent(capped, threshold=0.3, allin="solve").warm_up()
     assert len(calls) == before + 1
     SearchAgent(capped, threshold=0.3).warm_up()
     assert len(calls) == before + 1
-    load_solver_kernel.cache_clear()
+    monkeypatch.setattr(allin_module, "_KERNEL_LOADED", threading.Event())
     SearchAgent(capped, threshold=0.3).warm_up()
     assert len(calls) == before + 2
 
@@ -130,3 +135,75 @@ def test_a_budgeted_solve_loads_the_kernel_before_its_clock_starts(
     solve_allin(capped, river_shove(capped), iterations=2, threshold=0.3, time_budget_s=10.0)
     solve_allin(capped, river_shove(capped), iterations=2, threshold=0.3)  # no budget: nothing to protect
     assert order == ["kernel", "solve", "solve"]
+
+
+@pytest.fixture
+def slow_warm_up(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """A process whose solver is not ready: the background warm-up waits until the test sets the
+    returned gate, then marks the kernel and the preflop matrix ready."""
+    gate = threading.Event()
+    kernel, matrix = threading.Event(), threading.Event()
+
+    def warm_up() -> None:
+        gate.wait()
+        load_solver_kernel()  # the real one: compiles on a first run, then sets the (patched) event
+        matrix.set()
+
+    monkeypatch.setattr(allin_module, "_KERNEL_LOADED", kernel)
+    monkeypatch.setattr(allin_module, "PREFLOP_MATRIX_BUILT", matrix)
+    monkeypatch.setattr(allin_module, "_background", None)
+    monkeypatch.setattr(allin_module, "warm_up_allin", warm_up)
+    yield gate
+    gate.set()
+
+
+def test_a_budgeted_allin_answer_whose_solver_is_not_ready_is_the_networks_then_the_solves(
+    capped: Blueprint, slow_warm_up: threading.Event
+) -> None:
+    state = river_shove(capped)
+    observation = Observation.from_state(state)
+    agent = BlueprintAgent(capped, threshold=0.3, allin="solve", allin_budget_ms=20)
+    network = BlueprintAgent(capped, threshold=0.3, allin="policy")
+    probabilities, _ = agent.decision(observation)
+    assert np.array_equal(probabilities, network.decision(observation)[0])
+    assert (agent.allin_unready, agent.allin_solves) == (1, 0)
+    assert allin_module._background is not None and allin_module._background.is_alive()  # started, waiting
+    slow_warm_up.set()
+    allin_module._background.join()
+    agent.allin_budget_ms = 1e6  # ready now, and a budget that does not bind: the unbudgeted answer
+    patient = BlueprintAgent(capped, threshold=0.3, allin="solve")
+    assert np.array_equal(agent.decision(observation)[0], patient.decision(observation)[0])
+    assert (agent.allin_unready, agent.allin_solves) == (1, 1)
+
+
+def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
+    capped: Blueprint, slow_warm_up: threading.Event
+) -> None:
+    observation = Observation.from_state(scripted(capped, CHECKED_DOWN))  # the river, nobody all-in
+    agent = SearchAgent(capped, threshold=0.3, budget_ms=20)
+    blueprint = BlueprintAgent(capped, threshold=0.3)
+    assert np.array_equal(agent.decision(observation)[0], blueprint.decision(observation)[0])
+    assert (agent.searches_unready, agent.solves) == (1, 0)
+    slow_warm_up.set()
+    assert allin_module._background is not None
+    allin_module._background.join()
+    agent.budget_ms = 1e6
+    assert np.array_equal(
+        agent.decision(observation)[0],
+        SearchAgent(capped, threshold=0.3, budget_ms=None).decision(observation)[0],
+    )
+    assert (agent.searches_unready, agent.solves) == (1, 1)
+
+
+def test_a_failed_warm_up_is_raised_where_a_decision_waits_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> None:
+        raise MemoryError("no room for the matrix")
+
+    monkeypatch.setattr(allin_module, "_KERNEL_LOADED", threading.Event())
+    monkeypatch.setattr(allin_module, "_background", None)
+    monkeypatch.setattr(allin_module, "_background_errors", [])
+    monkeypatch.setattr(allin_module, "warm_up_allin", broken)
+    allin_module.start_background_warm_up().join()
+    with pytest.raises(RuntimeError, match="warming up the solver failed") as raised:
+        allin_module.solver_ready(60.0)
+    assert isinstance(raised.value.__cause__, MemoryError)

@@ -1,7 +1,7 @@
 """One line on stderr when numba has to compile pokerai's kernels, and none when its cache serves them.
 
-pokerai's kernels are ``@njit(cache=True)``: the first run compiles them (10 to 16 s
-on two cores) and writes them to numba's on-disk cache (``__pycache__`` next to each
+pokerai's kernels are ``@njit(cache=True)``: the first run compiles them (seconds;
+docs/BENCHMARKS.md) and writes them to numba's on-disk cache (``__pycache__`` next to each
 module, or ``NUMBA_CACHE_DIR``); later runs load them in a fraction of a second. So
 that a first run does not look hung, work that may compile runs inside
 :func:`compile_notice`, which writes :data:`NOTICE` the first time, in this process,

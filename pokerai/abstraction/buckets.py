@@ -1,6 +1,7 @@
 """Card abstraction: per-street bucket tables, how they are built, saved, loaded and looked up.
 
-The scheme (REFERENCE.md, seed 001):
+The scheme (after Johanson, Burch, Valenzano & Bowling, "Evaluating State-Space Abstractions
+in Extensive-Form Games", AAMAS 2013):
 
 * **preflop**: the 169 classes in ``num_buckets`` equal-mass bins of their exact equity
   against a random hand (mass = the class's 4, 6 or 12 hole combos); bucket 0 is weakest.

@@ -4,8 +4,10 @@ A hand's *equity histogram* is the distribution, over the future run-outs of
 the board, of its final equity: ``B`` equal-width bins on ``[0, 1]`` (bin
 ``i`` covers ``[i / B, (i + 1) / B)``, centre ``(i + 0.5) / B``). Hands are
 clustered by the Earth Mover's Distance (Wasserstein-1) between these
-histograms (Johanson, Burch, Valenzano & Bowling 2013; Ganzfried & Sandholm
-2014).
+histograms (Johanson, Burch, Valenzano & Bowling, "Evaluating State-Space
+Abstractions in Extensive-Form Games", AAMAS 2013; Ganzfried & Sandholm,
+"Potential-Aware Imperfect-Recall Abstraction with Earth Mover's Distance in
+Imperfect-Information Games", AAAI 2014).
 
 On one dimension with equal bins the EMD has a closed form::
 

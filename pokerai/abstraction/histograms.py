@@ -11,8 +11,7 @@ the 1,081 possible hole pairs are ranked once, sorted, and swept, with card remo
 inclusion--exclusion (hands that share a card with ours are taken out of the counts of
 weaker and tied hands). So every (hole, board) pair is evaluated exactly once for *both*
 players' purposes: a hand's strength is read off the same sorted list that serves all its
-opponents, which is seed 001's "both players from the same run-outs" taken to its exact
-limit.
+opponents: "both players from the same run-outs" taken to its exact limit.
 
 From that table:
 
@@ -203,7 +202,7 @@ class RiverStrength:
 
 
 def river_strength(progress: Callable[[int, int], None] | None = None) -> RiverStrength:
-    """Compute :class:`RiverStrength` (about a minute on two cores, 250 MB).
+    """Compute :class:`RiverStrength` (docs/BENCHMARKS.md has its time and memory).
 
     ``progress(done, total)`` is called after each batch of boards.
     """

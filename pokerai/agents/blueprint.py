@@ -191,9 +191,10 @@ class BlueprintAgent(Agent):
 
     ``threshold`` (0 to 1) drops the slots whose probability is below it and
     renormalises the rest, keeping the most likely slot when none is left
-    ("thresholding", Ganzfried, Sandholm & Waugh 2012): a short run's average
-    strategy keeps a little probability on actions it has not yet learned to
-    avoid, and thresholding removes that noise. The probabilities
+    ("thresholding": Ganzfried, Sandholm & Waugh, "Strategy Purification and
+    Thresholding: Effective Non-Equilibrium Approaches for Playing Large Games", AAMAS
+    2012): a short run's average strategy keeps a little probability on actions it has
+    not yet learned to avoid, and thresholding removes that noise. The probabilities
     :meth:`decision` reports are the thresholded ones, the ones :meth:`act`
     plays.
 
@@ -377,7 +378,7 @@ class BlueprintAgent(Agent):
     def warm_up(self) -> None:
         """Do now the slow first-time work of this agent's decisions, kept per process, so that the first
         decisions that need it do not wait: one decision on a flop, which builds the network input's
-        per-process tables (about 0.6 s, which every first decision would otherwise take); then, with
+        per-process tables (which every first decision would otherwise build); then, with
         ``allin="solve"``, the all-in answer's kernel and preflop equity matrix
         (:func:`~pokerai.search.allin.warm_up_allin`). ``pokerai play`` runs it in a background
         thread while the first hand is dealt. Decisions are the same with or without it.

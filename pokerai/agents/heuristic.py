@@ -6,7 +6,7 @@ pot at showdown):
 
 * Preflop it is read from a table over the 169 starting-hand classes
   (:func:`preflop_equity_table`), computed once per process by Monte Carlo
-  with a fixed seed (about 0.5 s) and cached. AA is about 0.85, 72o about 0.35.
+  with a fixed seed and cached. AA is about 0.85, 72o about 0.35.
 * Postflop it is estimated per decision: ``samples`` opponent hands and board
   run-outs drawn from the unseen cards with the agent's rng and ranked with the
   vectorised evaluator (on the river all opponent hands are enumerated, exact).

@@ -95,13 +95,12 @@ DEFAULT_ITERATIONS = 1000
 """The most CFR+ iterations a river solve runs (the time budget usually stops it first)."""
 DEFAULT_BUDGET_MS = 65.0
 """Milliseconds a river solve may take (beliefs and tree included) before it stops early. A
-decision overshoots by a few milliseconds (the last chunk of iterations and the blend): on this
-project's 2-core machine the median river decision took about 71 ms at 65, within the 75 ms
-goal. On the shipped blueprint's self-play river spots (about 1,060 hands in the subgame) it ran
-a median of 51.5 CFR+ iterations with the card-removal sweep (docs/BENCHMARKS.md)."""
+decision overshoots by a few milliseconds (the last chunk of iterations and the blend), so the
+budget sits below the 75 ms goal per decision; docs/BENCHMARKS.md has the measured decision
+times and iteration counts."""
 DEFAULT_FULL_ITERATIONS = 100
-"""Iterations after which the blend trusts the solve alone (at 100 iterations the solve's
-exploitability within the subgame was 0.5-5% of the blueprint's on seven measured river spots)."""
+"""Iterations after which the blend trusts the solve alone (by then the solve's exploitability
+within the subgame is a small fraction of the blueprint's)."""
 DEFAULT_MAX_RAISES = 2
 """Raises allowed inside the river subgame (the tree grows about threefold with each more)."""
 CACHE_SIZE = 8
@@ -114,8 +113,8 @@ TURN_LEAVES = ("depth_limited", "blueprint")
 """Turn leaf kinds: the opponent picks among the four continuations, or both play the blueprint."""
 DEFAULT_PREFLOP_BUDGET_MS = 5000.0
 """Milliseconds a preflop solve may take. A preflop solve depends only on the public history, so
-one solve serves every later hand that reaches the same history (about 300 CFR+ iterations over
-all 1,326 hands at the first decision on this project's 2-core machine)."""
+one solve serves every later hand that reaches the same history (docs/BENCHMARKS.md has the
+iterations it runs)."""
 DEFAULT_PREFLOP_MAX_RAISES = 2
 """Raises allowed inside the preflop subgame (100 nodes at the first decision; 316 with 3)."""
 PREFLOP_CACHE_SIZE = 64

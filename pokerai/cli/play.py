@@ -72,7 +72,7 @@ measurably strengthens the short run's policy, and all-ins larger than its menu 
 solved call-or-fold game instead of the network (docs/RESULTS.md)."""
 TABLE_BUDGET_S = 2.0
 """Seconds of CFR+ iterations each solve of the bot may take at the table, where its spec sets no budget
-(the default bot's all-in answers: about 0.7 s for 200 iterations preflop on two cores, once warm)."""
+(the default bot's all-in answers; docs/BENCHMARKS.md has their times)."""
 THINKING = "bot is thinking…"
 THINKING_AFTER_S = 0.5
 """A bot decision that takes longer than this shows :data:`THINKING` and the seconds so far."""

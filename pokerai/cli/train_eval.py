@@ -29,8 +29,8 @@ def hunl_evaluator(pairs: int, seed: int = 0, *, opponent: str = "heuristic") ->
     """An evaluator for ``DeepCFRTrainer.train``: ``pairs`` duplicate deal pairs against ``opponent``.
 
     Returns ``{"eval/mbb_vs_<opponent>": mbb per hand, "eval/mbb_vs_<opponent>_ci95": half-width}``
-    (floats; the half-width is infinite with one pair). Bad arguments are a ``ValueError`` now,
-    not at the first evaluation point.
+    (floats; the half-width is infinite with one pair). Bad arguments are a ``ValueError`` when the
+    evaluator is built, not at the first evaluation point.
     """
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs <= 0:
         raise ValueError(

@@ -195,8 +195,8 @@ class DeepCFRConfig:
         metadata={
             "min": 0,
             "help": "torch CPU threads (set for the whole process); 0 means 1: torch's default of one "
-            "per core was no faster on an idle 2-core machine and, with one other busy process, "
-            "made Leduc iterations 35 times slower by oversubscribing the cores",
+            "per core is no faster on an idle 2-core machine and, beside one other busy process, "
+            "oversubscribes the cores and slows iterations many times over",
         },
     )
     mixed_precision: bool = field(

@@ -71,8 +71,8 @@ Evaluator = Callable[["DeepCFRTrainer"], dict[str, float]]
 
 DEFAULT_THREADS = 1
 """torch CPU threads when the config says 0: one per core (torch's default) oversubscribes a machine
-that runs anything else; on a 2-core machine with one other busy process Leduc iterations took 9.4 s
-with 2 threads and 0.27 s with 1, and on the idle machine 2 threads were no faster."""
+that runs anything else, which slows small networks' iterations many times over, and on an idle
+2-core machine two threads are no faster than one."""
 
 _clock = time.monotonic
 """When the last checkpoint was written (a module name, so that tests can move the clock)."""

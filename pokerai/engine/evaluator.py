@@ -37,8 +37,8 @@ flush suit's ranks in a table over all 8,192 masks, which already accounts for s
 flushes. With 7 cards or fewer, a flush can never be beaten by the non-flush hand of the
 same cards (a full house or quads next to a flush needs at least 8 cards).
 
-Tables are built once per process with numpy (about 0.1 s; see ``build_seconds``), take
-about 41 MiB, and are cached with ``functools.cache``.
+Tables are built once per process with numpy (``build_seconds`` reports how long that took;
+docs/BENCHMARKS.md has the time and size), and are cached with ``functools.cache``.
 """
 
 from __future__ import annotations

@@ -232,8 +232,8 @@ def _init_worker(*objects: Any) -> None:
     global _WORKER_OBJECTS
     _WORKER_OBJECTS = objects
     # The workers already use every core between them; a network agent's torch would add
-    # its own thread pool per worker, and oversubscribed cores made one batched blueprint
-    # call 25x slower. (The objects are unpickled before this runs, so torch is loaded
+    # its own thread pool per worker, and oversubscribed cores slow a batched blueprint call
+    # many times over. (The objects are unpickled before this runs, so torch is loaded
     # here exactly when some agent needs it.) The same holds for numpy's BLAS (the search's
     # matrix products) and numba's parallel kernels. Numba first: starting its OpenMP threads
     # sets the OpenMP thread count that torch shares (to every core), so torch's comes after.

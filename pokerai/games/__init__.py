@@ -1,4 +1,8 @@
-"""Games behind one protocol: Kuhn, Leduc and the AKQ game (hold'em comes later)."""
+"""Games behind one protocol: Kuhn, Leduc and the AKQ game.
+
+Heads-up no-limit hold'em follows the same protocol in :mod:`pokerai.games.hunl`, imported from
+there: it needs the engine and the bet abstraction, which these small games do not.
+"""
 
 from __future__ import annotations
 

@@ -5,9 +5,10 @@ ante 1/2, so the pot is 1 and returns are zero-sum. Player 0 checks (showdown)
 or bets ``bet_size`` (a fraction of the pot); facing a bet player 1 folds or
 calls, and a call goes to showdown. A beats K beats Q.
 
-Nash equilibrium (REFERENCE.md, seed 003): bet A always, bet Q with
-probability B/(1+B); call with probability 1/(1+B). Player 0's value is
-B / (2 (1 + B)) -- the seed's pot share (1+2B)/(2(1+B)) less the ante of 1/2.
+Nash equilibrium (Chen & Ankenman, *The Mathematics of Poker*, 2006): bet A
+always, bet Q with probability B/(1+B); call with probability 1/(1+B). Player
+0's value is B / (2 (1 + B)) -- its pot share (1+2B)/(2(1+B)) less the ante of
+1/2.
 
 Action ids: 0 = pass (check, or fold facing the bet), 1 = bet (bet, or call).
 Information-state keys: ``"A:"``, ``"Q:"`` for player 0 and ``"K:b"`` for

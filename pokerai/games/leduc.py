@@ -1,4 +1,7 @@
-"""Leduc hold'em (Southey et al. 2005), the standard two-round research game.
+"""Leduc hold'em, the standard two-round research game.
+
+From Southey, Bowling, Larson, Piccione, Burch, Billings & Rayner, "Bayes' Bluff:
+Opponent Modelling in Poker", UAI 2005.
 
 Six cards: J, Q, K in two suits. Both players ante 1 and get one private card.
 Two betting rounds; the raise is 2 in the first round and 4 in the second; at

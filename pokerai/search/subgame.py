@@ -744,7 +744,7 @@ def inner_solution(solution: Solution, inner: Subgame) -> Solution:
 def blend(
     blueprint: npt.NDArray[np.float64], local: npt.NDArray[np.float64], iterations: int, full_iterations: int
 ) -> npt.NDArray[np.float64]:
-    """``(1 − b)·blueprint + b·local`` with ``b = min(iterations / full_iterations, 1)`` (seed 001).
+    """``(1 − b)·blueprint + b·local`` with ``b = min(iterations / full_iterations, 1)``.
 
     With 0 iterations the blueprint comes back exactly.
     """

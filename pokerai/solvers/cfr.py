@@ -2,16 +2,21 @@
 
 One solver, several update rules (``CFRVariant``):
 
-* ``cfr`` -- vanilla CFR (Zinkevich, Johanson, Bowling & Piccione 2007), with
+* ``cfr`` -- vanilla CFR (Zinkevich, Johanson, Bowling & Piccione, "Regret
+  Minimization in Games with Incomplete Information", NeurIPS 2007), with
   alternating updates; ``cfr-simultaneous`` updates both players from the same
   traversal, as in the original paper;
-* ``cfr+`` -- CFR+ (Tammelin 2014): regrets floored at 0 every iteration,
+* ``cfr+`` -- CFR+ (Tammelin, "Solving Large Imperfect Information Games Using
+  CFR+", 2014): regrets floored at 0 every iteration,
   linear averaging, alternating updates;
-* ``lcfr`` -- linear CFR (Brown & Sandholm 2019): iteration t's regrets and
+* ``lcfr`` -- linear CFR (Brown & Sandholm, "Solving Imperfect-Information Games
+  via Discounted Regret Minimization", AAAI 2019): iteration t's regrets and
   average contribution weighted by t (DCFR with alpha = beta = gamma = 1);
 * ``dcfr`` -- discounted CFR (Brown & Sandholm 2019), alpha = 1.5, beta = 0,
   gamma = 2 by default;
-* ``pcfr+`` -- predictive CFR+ (Farina, Kroer & Sandholm 2021): regret
+* ``pcfr+`` -- predictive CFR+ (Farina, Kroer & Sandholm, "Faster Game Solving via
+  Predictive Blackwell Approachability: Connecting Regret Matching and Mirror
+  Descent", AAAI 2021): regret
   matching+ on cumulative regret plus a prediction (the last iteration's
   instantaneous regret), quadratic averaging.
 
@@ -22,7 +27,7 @@ the counterfactual regrets and the reach-weighted strategy sums. The
 counterfactual regret of information set I weights each history by pi_{-i},
 the reach of the opponent and chance -- never the acting player's own reach;
 the average strategy is weighted by the acting player's own reach pi_i
-(REFERENCE.md, seed 000). DCFR's multiplying the running average by
+(Zinkevich et al. 2007). DCFR's multiplying the running average by
 (t / (t + 1))^gamma after each iteration is implemented, equivalently after
 normalisation, as weighting iteration t's contribution by t^gamma.
 """

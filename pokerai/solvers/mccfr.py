@@ -1,4 +1,7 @@
-"""Monte Carlo CFR (Lanctot, Waugh, Zinkevich & Bowling 2009) on a compiled game tree.
+"""Monte Carlo CFR on a compiled game tree.
+
+Lanctot, Waugh, Zinkevich & Bowling, "Monte Carlo Sampling for Regret Minimization
+in Extensive Games", NeurIPS 2009.
 
 Three samplers, each an alternating traversal per player per iteration:
 

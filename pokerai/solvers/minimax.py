@@ -1,7 +1,8 @@
 """Perfect-information search: minimax, alpha-beta and expectimax.
 
 The searches follow Russell & Norvig, *Artificial Intelligence: A Modern
-Approach* (4th ed., ch. 5), and Knuth & Moore (1975) for alpha-beta. They see
+Approach* (4th ed., ch. 5), and Knuth & Moore, "An Analysis of Alpha-Beta Pruning" (Artificial
+Intelligence, 1975) for alpha-beta. They see
 a game through ``PerfectInfoState``, a protocol smaller than the poker
 ``State``: both players see everything, MAX maximises ``utility()`` and MIN
 minimises it, and a state may be a chance node whose value is the

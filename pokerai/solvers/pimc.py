@@ -1,6 +1,7 @@
 """Perfect-information Monte Carlo (PIMC) as a tabular policy: why minimax is not enough in poker.
 
-PIMC (Levy 1989; Ginsberg's GIB for bridge, 2001) plays an imperfect-information
+PIMC (Levy, "The Million Pound Bridge Program", 1989; Ginsberg, "GIB: Imperfect
+Information in a Computationally Challenging Game", JAIR 2001) plays an imperfect-information
 game by *determinising* it: deal the hidden cards in a way consistent with what
 the player has seen, solve each deal as a perfect-information game, and play
 the action with the best average value. Here the games are small, so nothing
@@ -18,9 +19,12 @@ For action ``a`` at information set ``I`` of player ``p``::
 where ``v_p`` is the expectimax value for ``p`` with every card face up. The
 policy plays ``argmax_a Q(I, a)``, splitting ties uniformly.
 
-Two known flaws make the result exploitable (Frank & Basin 1998 call them
-strategy fusion and non-locality; Long et al. 2010 study when PIMC does well
-anyway), and ``exploitability`` of the policy measures by how much:
+Two known flaws make the result exploitable (Frank & Basin, "Search in Games with
+Incomplete Information: A Case Study Using Bridge Card Play", Artificial
+Intelligence 1998, call them strategy fusion and non-locality; Long, Sturtevant,
+Buro & Furtak, "Understanding the Success of Perfect Information Monte Carlo
+Sampling in Game Tree Search", AAAI 2010, study when PIMC does well anyway),
+and ``exploitability`` of the policy measures by how much:
 
 * **Strategy fusion.** In each determinised game the player may choose
   differently in every deal at its own later decisions, as if it could see the

@@ -1,6 +1,7 @@
 """Agent logit quantal response equilibrium (QRE), traced from λ = 0 by path following.
 
-Definition (McKelvey & Palfrey 1998, agent QRE; REFERENCE.md, seed 003). At
+Definition (McKelvey & Palfrey, "Quantal Response Equilibria for Extensive Form
+Games", Experimental Economics 1998: the agent QRE). At
 every information set I of player i the behaviour strategy is the logit of the
 *conditional* expected values of its actions:
 
@@ -10,7 +11,7 @@ every information set I of player i the behaviour strategy is the logit of the
 where π₋ᵢ(h) is the reach of h through chance and the other player only and
 uᵢ(h·a) is player i's expected return after playing a at h, both under P.
 Dividing by the infoset reach (Bayesian beliefs over the histories of I) is
-what the AKQ equations of REFERENCE.md use -- the caller's V carries the
+what the AKQ game's closed-form QRE equations use -- the caller's V carries the
 ``(p_A + p_Q)`` denominator -- and what Gambit's behaviour-strategy logit
 solver uses, so our points are comparable with its. With λ < ∞ every action
 has positive probability, so every information set reachable by chance has
@@ -44,7 +45,7 @@ Leduc then reaches about 6e-12 at λ = 10⁴. On a platform whose ``longdouble``
 is plain float64 the polish gains nothing, and the tracer raises rather than
 return a point above ``tolerance``.
 
-Thermodynamics (REFERENCE.md): per information set, entropy S = −Σ P ln P,
+Thermodynamics: per information set, entropy S = −Σ P ln P,
 internal energy E = −Σ P·V with the conditional values V above, and free
 energy F = E − S/λ (−∞ at λ = 0).
 """
@@ -268,7 +269,7 @@ class QREPoint:
     def exploitation_of(self, player: int, nash_value: float) -> float:
         """How much a best-responding opponent takes from ``player`` relative to the Nash value.
 
-        ``nash_value`` is the game's value for player 0. This is seed 003's ε
+        ``nash_value`` is the game's value for player 0. This is the ε
         of player 1 (``player=0``): u₀* − min over player 1's strategies of
         player 0's return. ``exploitation_of(0) + exploitation_of(1)`` is the
         NashConv, twice ``exploitability``.

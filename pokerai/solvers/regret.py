@@ -12,12 +12,14 @@ from numba import njit
 
 @njit(cache=True)
 def regret_matching(cumulative_regret, prediction, use_prediction, legal_mask, low, high, out):
-    """Regret matching (Hart & Mas-Colell 2000) into ``out``.
+    """Regret matching (Hart & Mas-Colell, "A Simple Adaptive Procedure Leading to Correlated
+    Equilibrium", Econometrica 2000) into ``out``.
 
     ``out[I, a] = R+(I, a) / sum_b R+(I, b)`` over legal actions, uniform when
     no regret is positive (never NaN). With ``use_prediction`` the regrets are
     ``cumulative_regret + prediction`` first: predictive regret matching
-    (Farina, Kroer & Sandholm 2021).
+    (Farina, Kroer & Sandholm, "Faster Game Solving via Predictive Blackwell
+    Approachability: Connecting Regret Matching and Mirror Descent", AAAI 2021).
     """
     num_actions = cumulative_regret.shape[1]
     for info in range(low, high):

@@ -52,7 +52,7 @@ def test_the_equity_matrix_agrees_with_run_outs_of_each_pair() -> None:
         # about 2,000 boards per pair (about 0.011).
         assert abs((payoff[i, j] + 1) / 2 - runout_equity(first, second, ())) < 0.07
         checked += 1
-    # Aces against kings of other suits win about 82% (REFERENCE.md's preflop match-ups).
+    # Aces against kings of other suits win about 82%.
     aces, kings = combo_index(48, 49), combo_index(46, 47)
     assert 0.79 < (payoff[aces, kings] + 1) / 2 < 0.85
 

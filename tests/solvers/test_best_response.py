@@ -19,7 +19,10 @@ def first_action_policy(game: Game) -> TabularPolicy:
 
 
 def kuhn_nash(alpha: float) -> TabularPolicy:
-    """The analytic Kuhn equilibrium (REFERENCE.md) with player 0's parameter alpha in [0, 1/3]."""
+    """The analytic Kuhn equilibrium with player 0's parameter alpha in [0, 1/3].
+
+    Kuhn, "A Simplified Two-Person Poker", 1950.
+    """
     bet, call = "bet", "call"
     rows = {
         "J:": {bet: alpha}, "Q:": {bet: 0.0}, "K:": {bet: 3 * alpha},

@@ -24,7 +24,7 @@ def test_kuhn_every_full_tree_solver_converges(algorithm: str) -> None:
 
 
 def test_kuhn_vanilla_cfr_rate() -> None:
-    """Exploitability of vanilla CFR falls like T^-1/2 (seed 000 measured slope -0.503).
+    """Exploitability of vanilla CFR falls like T^-1/2 (Zinkevich et al. 2007).
 
     Vanilla here is Zinkevich et al.'s CFR with simultaneous updates; with
     alternating updates the same code falls about like T^-1 on Kuhn.

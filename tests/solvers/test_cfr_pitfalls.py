@@ -1,4 +1,4 @@
-"""The two classic CFR bugs (seed 000, REFERENCE.md) and why our tests would catch them.
+"""The two classic CFR bugs (Zinkevich et al. 2007 get both right) and why our tests would catch them.
 
 A small recursive CFR written here, independent of the production kernels,
 can be switched into either bug: weighting counterfactual regrets by the

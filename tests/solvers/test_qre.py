@@ -1,4 +1,4 @@
-"""Agent logit QRE: the AKQ closed forms and asymptotics of seed 003, Kuhn, Leduc, and Gambit."""
+"""Agent logit QRE: the AKQ game's closed forms and asymptotics, Kuhn, Leduc, and Gambit."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def akq_trace(bet_size: float, lambdas: list[float]) -> list[QREPoint]:
     return trace_logit_qre(AKQGame(bet_size), lambdas).points
 
 
-# ---- AKQ (REFERENCE.md, seed 003) -------------------------------------------------------------
+# ---- AKQ ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("bet_size", BET_SIZES)
@@ -50,7 +50,7 @@ def test_akq_small_lambda_limit_and_slopes(bet_size: float) -> None:
 
 @pytest.mark.parametrize("bet_size", BET_SIZES)
 def test_akq_points_solve_the_seed_equations(bet_size: float) -> None:
-    """The three LQRE equations of REFERENCE.md, with p_K's EV conditioned on facing a bet."""
+    """The AKQ game's three logit QRE equations, with p_K's EV conditioned on facing a bet."""
     b = bet_size
     for point in akq_trace(bet_size, [0.7, 5.0, 60.0]):
         lam = point.rationality
@@ -104,8 +104,8 @@ def test_akq_player_one_exploitability(bet_size: float, c: float) -> None:
 def test_akq_ace_approaches_exponentially(bet_size: float) -> None:
     """1 − p_A ≈ B^{B/(1+B)} e^{−λB/(1+B)}.
 
-    The rate is REFERENCE.md's. Its prefactor reads (1/B)^{B/(1+B)}, but
-    putting the seed's own p_K = 1/(1+B) − ln B/((1+B)λ) into
+    The rate is the closed form's. A prefactor of (1/B)^{B/(1+B)} is tempting, but
+    putting the closed form's own p_K = 1/(1+B) − ln B/((1+B)λ) into
     p_A = 1/(1+e^{−λBp_K}) gives e^{−λBp_K} = B^{B/(1+B)} e^{−λB/(1+B)}, and
     that is what the solver finds (within 1% at λ = 200).
     """

@@ -1,13 +1,18 @@
 """Mixtures of independent blueprints against one opponent, paired with a reference agent on the same deals.
 
+Question: does averaging independent blueprints' policies beat the runs alone?
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "Where the first blueprint is exploitable"
+(mixtures) and "A short policy fit beats a long one".
+
 A mixture plays, at each decision, the mean of its blueprints' probabilities
 (each blueprint's average strategy counts equally), then thresholds the mean
 as ``blueprint:PATH?threshold=T`` does. Every mixture and the reference meet
 the same deals, so the difference from the reference is measured pair by pair
-(as in ``compare_agents.py``).
+(as in ``benchmarks/compare_agents.py``).
 
-    OMP_NUM_THREADS=1 python benchmarks/compare_mixtures.py --b heuristic --pairs 3000 --seed 1 --workers 2 \\
-        --reference "blueprint:checkpoints/hunl_tiny?threshold=0.3" RUN_A/blueprint,RUN_B/blueprint
+    OMP_NUM_THREADS=1 python experiments/compare_mixtures.py --b heuristic --pairs 3000 --seed 1 \\
+        --workers 2 --reference "blueprint:checkpoints/hunl_tiny?threshold=0.3" \\
+        RUN_A/blueprint,RUN_B/blueprint
 
 Each positional argument is one mixture: blueprint folders separated by commas.
 The blueprints must share the game (blinds, stacks, bet menu); network sizes

@@ -1,5 +1,9 @@
 """Where an agent's big hands are won and lost: a tally of ACPC hand histories from ``pokerai eval --log``.
 
+Question: where does a blueprint lose its chips against ``heuristic``?
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "Where the first blueprint is exploitable" and
+"A short policy fit beats a long one" (the tally of a refit).
+
 Each hand the agent won or lost by at least ``--min-bb`` big blinds is put in
 one group by its last raise: who made it (the agent or its opponent), on which
 street, whether it was an all-in, and whether the hand then ended in a fold or a
@@ -9,7 +13,7 @@ smaller pots add up to the agent's result in the match.
 
     pokerai eval --a "blueprint:checkpoints/hunl_tiny?threshold=0.3" --b heuristic --pairs 1000 \\
         --seed 1 --workers 2 --log bp.log
-    python benchmarks/big_pot_tally.py bp.log --agent blueprint
+    python experiments/big_pot_tally.py bp.log --agent blueprint
 
 Each line is rebuilt by :func:`pokerai.engine.history.parse_acpc` (every action
 replayed through the state machine), so a malformed line is an error.

@@ -1,8 +1,12 @@
 """Where Deep CFR's error on Leduc comes from: its sampling scheme with a perfect fit, tabular.
 
-    python benchmarks/leduc_sampling_variance.py --variant sample --iterations 300 --traversals 100
-    python benchmarks/leduc_sampling_variance.py --variant enumerate-chance --iterations 1000 --traversals 1
-    python benchmarks/leduc_sampling_variance.py --variant full --iterations 300 --traversals 1 --simultaneous
+Question: with a perfect fit, how much of Deep CFR's error on Leduc is its sampling scheme?
+Answer: docs/RESULTS.md, "Deep CFR on Leduc" > "Why chance is enumerated".
+
+    python experiments/leduc_sampling_variance.py --variant sample --iterations 300 --traversals 100
+    python experiments/leduc_sampling_variance.py --variant enumerate-chance --iterations 1000 --traversals 1
+    python experiments/leduc_sampling_variance.py --variant full --iterations 300 --traversals 1 \\
+        --simultaneous
 
 This replays Deep CFR's loop with the networks replaced by what a perfect fit would return:
 

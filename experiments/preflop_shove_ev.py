@@ -1,5 +1,9 @@
 """What a button open-shove earns against the blueprint's own big blind: a check of the preflop policy.
 
+Question: how far is the blueprint's preflop from a best response to itself?
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "Where the first blueprint is exploitable"
+(its preflop against itself).
+
 For each named button hand, over every big-blind hand it does not block (1,225),
 the blueprint's big blind answers a 200 bb open-shove with its policy: call with
 probability ``c(j)``, else fold. The shove then wins, in big blinds,
@@ -14,7 +18,7 @@ folds or limps while a shove would win many big blinds shows that its button
 and big blind are far from best responses to each other. The table also gives the
 button's probability of each action at the first decision.
 
-    OMP_NUM_THREADS=1 python benchmarks/preflop_shove_ev.py checkpoints/hunl_tiny_v1 KsQd 8s8d Js7s 7c2d
+    OMP_NUM_THREADS=1 python experiments/preflop_shove_ev.py checkpoints/hunl_tiny_v1 KsQd 8s8d Js7s 7c2d
 
 ``--threshold T`` thresholds the policy first, as ``blueprint:PATH?threshold=T`` plays it.
 """

@@ -1,11 +1,14 @@
 """Refit a finished run's policy networks on its strategy reservoirs, and export them as a blueprint.
 
+Question: does a shorter or longer fit of the policy networks make a stronger hold'em blueprint?
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "A short policy fit beats a long one".
+
 The policy networks of a Deep CFR run are a fit of the average strategy held in
 the run's strategy reservoirs. This script trains fresh policy networks on
 those reservoirs with another number of steps (or seed), without traversing
 again, so that the fit alone can be compared:
 
-    OMP_NUM_THREADS=1 python benchmarks/refit_policy.py runs/<run> --steps 250 --out /tmp/bp_250
+    OMP_NUM_THREADS=1 python experiments/refit_policy.py runs/<run> --steps 250 --out /tmp/bp_250
     OMP_NUM_THREADS=1 python benchmarks/compare_agents.py --b heuristic --pairs 20000 --seed 3 --workers 2 \\
         "blueprint:runs/<run>/blueprint?threshold=0.3" "blueprint:/tmp/bp_250?threshold=0.3"
 

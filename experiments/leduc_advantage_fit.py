@@ -1,6 +1,10 @@
 """How far Deep CFR's advantage network is from the regrets its reservoir holds, on Leduc.
 
-    python benchmarks/leduc_advantage_fit.py --iterations 400        # about 3 minutes, 2 threads
+Question: how far is the advantage network from the regrets its reservoir holds?
+Answer: docs/RESULTS.md, "Deep CFR on Leduc" > "What the advantage fit's error is made of" and
+"Why the fits train on the reservoir's groups".
+
+    python experiments/leduc_advantage_fit.py --iterations 400        # about 3 minutes, 2 threads
 
 Trains ``configs/leduc_deepcfr.yaml`` (or ``--config``) for ``--iterations``, then takes
 player 0's advantage reservoir as it stands. Its *exact fit* is, per information set, the

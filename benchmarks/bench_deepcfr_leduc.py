@@ -6,6 +6,7 @@
     python benchmarks/bench_deepcfr_leduc.py --budgets 40 100 600 --no-open-spiel --config my.yaml
     python benchmarks/bench_deepcfr_leduc.py --workers 1 2        # pokerai in process and on 2 Ray workers
     python benchmarks/bench_deepcfr_leduc.py --config configs/leduc_deepcfr_sampled.yaml --no-open-spiel
+    python benchmarks/bench_deepcfr_leduc.py --budgets 40 100 --plot docs/img/leduc_deepcfr_vs_openspiel.png
 
 Both solvers run in this process, one after the other, on the same CPU threads. Each runs
 iteration by iteration; at every budget (seconds of training) the policy network is trained
@@ -14,7 +15,8 @@ does not count). OpenSpiel's loop is the body of ``DeepCFRSolver.solve`` driven 
 at a time, with the hyperparameters of its ``examples/deep_cfr_pytorch.py``; pokerai uses
 ``configs/leduc_deepcfr.yaml`` (chance enumerated in each traversal, grouped fits) unless ``--config`` names
 others, e.g. ``configs/leduc_deepcfr_sampled.yaml`` (external sampling, as OpenSpiel does).
-Exploitability is NashConv / 2 for both (chips per game).
+Exploitability is NashConv / 2 for both (chips per game). ``--plot PATH`` also draws each
+solver's evaluation points (one per budget) as exploitability against training seconds.
 """
 
 from __future__ import annotations
@@ -138,6 +140,35 @@ def run_open_spiel(budgets: list[float]) -> list[dict[str, Any]]:
     return rows
 
 
+def plot_rows(rows: list[dict[str, Any]], path: Path) -> None:
+    """One line per solver through its evaluation points: exploitability (log) against training seconds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 5.5))
+    for solver in dict.fromkeys(row["solver"] for row in rows):
+        points = sorted((row["seconds"], row["exploitability"], row["iterations"]) for row in rows
+                        if row["solver"] == solver)  # fmt: skip
+        seconds, values, _ = zip(*points, strict=True)
+        label = "OpenSpiel DeepCFRSolver (PyTorch)" if solver == "open_spiel" else f"{solver} Deep CFR"
+        axes.plot(seconds, values, marker="o", label=label)
+        for x, y, count in points:
+            axes.annotate(f"{count:,} it.", (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
+    axes.set_yscale("log")
+    axes.set_xlabel("training seconds (traversals, network fits, policy fit; evaluation not timed)")
+    axes.set_ylabel("exploitability of the policy network (NashConv / 2)")
+    axes.set_title("Deep CFR on Leduc hold'em: pokerai against OpenSpiel (one run)")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    print(f"\nplot written to {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -155,8 +186,14 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, nargs="+", default=[1], help="one pokerai run per value: its traversal workers"
     )
+    parser.add_argument(
+        "--plot", type=Path, metavar="PATH", help="also draw exploitability against seconds into this PNG"
+    )
     args = parser.parse_args()
     budgets = sorted(args.budgets)
+    if not args.no_open_spiel:
+        # Fail before the pokerai runs, not after them, when the peer is missing (".[peers]").
+        import open_spiel.python.pytorch.deep_cfr  # noqa: F401
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads\n")
     rows = []
     for config in args.config:
@@ -184,6 +221,8 @@ def main() -> None:
             if solver != "open_spiel":
                 ratio = values["open_spiel"] / value
                 print(f"- at {budget:.0f} s: OpenSpiel / {solver} exploitability = {ratio:.2f}")
+    if args.plot is not None:
+        plot_rows(rows, args.plot)
 
 
 if __name__ == "__main__":

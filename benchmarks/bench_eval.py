@@ -1,7 +1,7 @@
 """Evaluation speed: hands per second of a duplicate match and of local best response, one process.
 
-* Duplicate match ``random`` against ``call`` (the issue's speed target: at least
-  5,000 hands/s on one core), and ``heuristic`` against ``call`` for scale.
+* Duplicate match ``random`` against ``call`` (target: at least 5,000 hands/s
+  on one core), and ``heuristic`` against ``call`` for scale.
   Each figure is the median of ``--repeats`` runs of ``--pairs`` deal pairs
   (``2 × pairs`` hands), after one warm-up run that builds the evaluator tables.
 * LBR against ``call`` and ``random``: ``--lbr-hands`` hands, one run each.

@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "agents": 6,
     "eval": 7,
     "cli": 8,
+    "web": 8,
 }
 """The layer of each top-level part of ``pokerai`` (a subpackage, or ``config.py``)."""
 

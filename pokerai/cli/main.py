@@ -50,6 +50,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "play an agent against an ACPC dealer (protocol 2.0.0, no-limit reverse blinds)",
     ),
     "agents": ("pokerai.cli.agents", "list every agent spec with its options and defaults"),
+    "analyze": (
+        "pokerai.cli.analyze",
+        "a hand analyzer in the browser: what the bot would do at a spot, and why",
+    ),
 }
 """Every command: the module whose ``register`` adds its parser, and its one-line help.
 

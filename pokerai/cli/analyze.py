@@ -1,0 +1,97 @@
+"""``pokerai analyze``: the hand analyzer, a local web app that shows what the bot would do, and why.
+
+    pokerai analyze [--bot SPEC] [--host 127.0.0.1] [--port 8765] [--search-ms MS]
+
+It loads the bot (by default the shipped blueprint, as ``pokerai play``), prints the page's URL
+and serves until Ctrl-C. The page and its JSON endpoints are :mod:`pokerai.web.app`. FastAPI and
+uvicorn are imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from typing import Any
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+USAGE_ERROR = 2
+
+
+def _milliseconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"search-ms must be a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"search-ms must be a positive number, got {text}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"port must be a whole number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be from 0 to 65535, got {text}")
+    return value
+
+
+def register(commands: Any) -> argparse.ArgumentParser:
+    """Add ``analyze`` to the ``pokerai`` subparsers."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "analyze",
+        help="a hand analyzer in the browser: what the bot would do at a spot, and why",
+        description="Start a local web app: build a spot on a card grid (or paste an ACPC line), see "
+        "the bot's action frequencies from the blueprint and after search, its range, the opponent's "
+        "range, equity and pot odds; replay hand logs decision by decision. JSON endpoints under /api.",
+    )
+    parser.add_argument(
+        "--bot",
+        default=None,
+        metavar="SPEC",
+        help="the bot (default: the shipped blueprint as pokerai play plays it; see pokerai agents)",
+    )
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                        help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
+    parser.add_argument("--search-ms", type=_milliseconds, default=None, metavar="MS",
+                        help="time budget of each search in milliseconds (default 2000)")  # fmt: skip
+    parser.set_defaults(handler=run_analyze)
+    return parser
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    from pokerai.cli.play import default_opponent_spec
+    from pokerai.web.analysis import DEFAULT_SEARCH_BUDGET_MS, Analyzer
+
+    try:
+        spec = args.bot if args.bot is not None else default_opponent_spec()
+        budget = args.search_ms if args.search_ms is not None else DEFAULT_SEARCH_BUDGET_MS
+        analyzer = Analyzer(spec, search_budget_ms=budget)
+    except ValueError as error:
+        print(f"pokerai analyze: error: --bot: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        listener = socket.create_server((args.host, args.port))
+    except OSError as error:
+        print(f"pokerai analyze: error: cannot listen on {args.host}:{args.port}: "
+              f"{error.strerror or error}", file=sys.stderr)  # fmt: skip
+        return USAGE_ERROR
+
+    import uvicorn
+
+    from pokerai.web.app import create_app
+
+    host, port = listener.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"pokerai analyze: bot {spec}", flush=True)
+    print(f"open http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+    server = uvicorn.Server(uvicorn.Config(create_app(analyzer, warm_up=True), log_level="warning"))
+    try:
+        server.run(sockets=[listener])
+    finally:
+        listener.close()
+    return 0

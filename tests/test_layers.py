@@ -17,7 +17,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pokerai"
 LAYERS: dict[str, int] = {
     "config": 0,
     "jit": 0,
-    "threads": 0,
     "engine": 0,
     "abstraction": 1,
     "games": 2,

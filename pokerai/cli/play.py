@@ -60,7 +60,6 @@ from pokerai.engine.evaluator import hand_category, rank_hand
 from pokerai.engine.history import STREET_NAMES, format_history, to_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 from pokerai.jit import compile_notice
-from pokerai.threads import start_background_thread
 
 USAGE_ERROR = 2
 SMALL_BLIND, BIG_BLIND = 50, 100
@@ -432,12 +431,12 @@ class ThinkingNotice:
         self.tick_s = tick_s
         self.shown = False
         self._done = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = threading.Thread(target=self._show, name="pokerai-thinking", daemon=True)
         self._started = 0.0
 
     def __enter__(self) -> ThinkingNotice:
         self._started = time.monotonic()
-        self._thread = start_background_thread(self._show, "pokerai-thinking")
+        self._thread.start()
         return self
 
     def __exit__(
@@ -447,8 +446,7 @@ class ThinkingNotice:
         traceback: TracebackType | None,
     ) -> None:
         self._done.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._thread.join()
 
     def _show(self) -> None:
         if self._done.wait(self.after_s):
@@ -729,7 +727,9 @@ def start_warm_up(agent: Agent) -> threading.Thread | None:
         with contextlib.suppress(Exception):
             warm_up()
 
-    return start_background_thread(run, "pokerai-warm-up")
+    thread = threading.Thread(target=run, name="pokerai-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 # ---------------------------------------------------------------------- the subcommand

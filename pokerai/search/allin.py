@@ -69,7 +69,6 @@ from pokerai.search.hunl import (
 from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, _pair_scores, preflop_equity_matrix
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
 from pokerai.search.turn import turn_matrices
-from pokerai.threads import start_background_thread
 
 VALID_MATRIX, EQUITY_MATRIX = 0, 1
 """Indices of the two matrices of an all-in game: pairs that can meet (folds), and the all-in equity."""
@@ -324,7 +323,8 @@ def start_background_warm_up() -> threading.Thread:
                 except BaseException as error:  # kept for solver_ready, which raises it in the caller
                     _background_errors.append(error)
 
-            _background = start_background_thread(run, "pokerai-solver-warm-up")
+            _background = threading.Thread(target=run, name="pokerai-solver-warm-up", daemon=True)
+            _background.start()
         return _background
 
 

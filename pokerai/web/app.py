@@ -24,6 +24,7 @@ status 400 and ``{"error": sentence}``, the sentence the engine's parser or stat
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,6 @@ from fastapi.staticfiles import StaticFiles
 from pokerai.engine.cards import format_cards
 from pokerai.engine.history import STREET_NAMES, acpc_betting
 from pokerai.engine.state import BOARD_SIZES
-from pokerai.threads import start_background_thread
 from pokerai.web.analysis import (
     MAX_LOG_CHARS,
     Analyzer,
@@ -77,7 +77,7 @@ def create_app(analyzer: Analyzer, *, warm_up: bool = False) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if warm_up:
-            start_background_thread(analyzer.warm_up, "analyzer-warm-up")
+            threading.Thread(target=analyzer.warm_up, name="analyzer-warm-up", daemon=True).start()
         yield
 
     app = FastAPI(title="pokerai hand analyzer", docs_url="/api/docs", redoc_url=None, lifespan=lifespan)

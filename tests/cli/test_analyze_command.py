@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pokerai.cli.main import main
+from tests.processes import default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,14 @@ def test_bad_options_are_one_line_and_status_2(
 
 def test_analyze_prints_its_url_and_serves_the_api() -> None:
     command = [sys.executable, "-m", "pokerai.cli.main", "analyze", "--bot", "call", "--port", "0"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
     try:
         assert process.stdout is not None
         first = process.stdout.readline()

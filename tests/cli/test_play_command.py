@@ -31,6 +31,7 @@ from pokerai.engine.cards import parse_cards
 from pokerai.engine.history import parse_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 from tests.eval.toy_agents import RecordingCaller
+from tests.processes import default_sigint
 
 pexpect = pytest.importorskip("pexpect")
 Child = Any
@@ -167,6 +168,7 @@ def spawn(*argv: str, cwd: Path | None = None) -> Child:
         timeout=600,  # a busy machine may take minutes to import torch and compile the kernels
         dimensions=(60, 200),
         env={**os.environ, "NO_COLOR": "1", "TERM": "dumb"},
+        preexec_fn=default_sigint,  # the Ctrl-C tests interrupt it, wherever pytest runs
     )
 
 

@@ -102,12 +102,9 @@ def time_to_targets(
 
 def plot_curves(curves: dict[str, list[CurvePoint]], path: Path, title: str) -> None:
     """Exploitability against seconds of iterations, both on log scales, one line per solver."""
-    import matplotlib
+    from plots import new_figure, save_figure  # benchmarks/plots.py, beside this script
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(8, 5.5))
+    figure, axes = new_figure()
     styles = {"pokerai": ("-", None), "OpenSpiel C++": ("--", "o"), "OpenSpiel Python": (":", "s")}
     for label, curve in curves.items():
         points = [(seconds, value) for _, seconds, value in curve if seconds > 0 and value > 0]
@@ -122,11 +119,7 @@ def plot_curves(curves: dict[str, list[CurvePoint]], path: Path, title: str) -> 
     axes.set_title(title)
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    print(f"\nplot written to {path}")
+    save_figure(figure, path)
 
 
 def main() -> None:

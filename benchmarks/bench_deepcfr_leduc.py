@@ -142,12 +142,9 @@ def run_open_spiel(budgets: list[float]) -> list[dict[str, Any]]:
 
 def plot_rows(rows: list[dict[str, Any]], path: Path) -> None:
     """One line per solver through its evaluation points: exploitability (log) against training seconds."""
-    import matplotlib
+    from plots import new_figure, save_figure  # benchmarks/plots.py, beside this script
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(8, 5.5))
+    figure, axes = new_figure()
     for solver in dict.fromkeys(row["solver"] for row in rows):
         points = sorted((row["seconds"], row["exploitability"], row["iterations"]) for row in rows
                         if row["solver"] == solver)  # fmt: skip
@@ -162,11 +159,7 @@ def plot_rows(rows: list[dict[str, Any]], path: Path) -> None:
     axes.set_title("Deep CFR on Leduc hold'em: pokerai against OpenSpiel (one run)")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    print(f"\nplot written to {path}")
+    save_figure(figure, path)
 
 
 def main() -> None:

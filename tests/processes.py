@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import signal
+import subprocess
+from pathlib import Path
 
 
 def default_sigint() -> None:
@@ -13,3 +15,11 @@ def default_sigint() -> None:
     sent to the child would be dropped.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interruptible(command: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """``command`` started in ``cwd`` with text pipes for stdout and stderr and SIGINT at its default
+    (:func:`default_sigint`), for a test that reads its output and then interrupts it."""
+    return subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint
+    )

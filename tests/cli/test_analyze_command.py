@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pokerai.cli.main import main
-from tests.processes import default_sigint
+from tests.processes import interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,14 +35,7 @@ def test_bad_options_are_one_line_and_status_2(
 
 def test_analyze_prints_its_url_and_serves_the_api() -> None:
     command = [sys.executable, "-m", "pokerai.cli.main", "analyze", "--bot", "call", "--port", "0"]
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
+    process = interruptible(command, ROOT)
     try:
         assert process.stdout is not None
         first = process.stdout.readline()

@@ -20,7 +20,7 @@ import torch
 
 from pokerai.cli.main import main
 from pokerai.deepcfr.checkpoint import load_checkpoint
-from tests.processes import default_sigint
+from tests.processes import interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,14 +72,7 @@ def test_ctrl_c_then_resume_ends_bit_identical_to_an_uninterrupted_run(
     config.write_text(TINY)
     command = [sys.executable, "-m", "pokerai.cli.main", "train", "--config", str(config),
                "--runs-dir", str(tmp_path / "runs")]  # fmt: skip
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
+    process = interruptible(command, ROOT)
     assert process.stderr is not None
     seen = []
     for line in process.stderr:  # wait until the run reports an iteration: the handler is in place

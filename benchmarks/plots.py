@@ -1,0 +1,30 @@
+"""The figure set-up and saving that the benchmarks' ``--plot PATH`` options share (matplotlib, headless).
+
+Imported only when a plot is asked for, so a benchmark without ``--plot`` never loads matplotlib.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def new_figure() -> tuple[Any, Any]:
+    """A headless (Agg) figure of the benchmarks' size and its axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(8, 5.5))
+
+
+def save_figure(figure: Any, path: Path) -> None:
+    """Write ``figure`` to ``path`` (creating its folder), close it and say where it went."""
+    import matplotlib.pyplot as plt
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    print(f"\nplot written to {path}")

@@ -16,7 +16,10 @@ so modules may use ``from __future__ import annotations``):
 * ``tuple[X, ...]`` (any length) and ``tuple[X, Y]`` (that length), written as
   a list.
 * ``X | None`` (``null`` in YAML), unions of the types above, and
-  ``Literal[...]``.
+  ``Literal[...]``. A union of dataclasses is told apart by a ``kind`` key: a
+  mapping with ``kind`` is built as the option whose ``kind: Literal[...]``
+  field takes that value, one without it as the option that has no ``kind``
+  field, so an error names the key inside the chosen option.
 
 Missing keys take the field's default; a field without one must be given, and so
 must the top-level keys a caller names in ``required``.
@@ -210,7 +213,7 @@ def _describe(hint: object) -> str:
     if origin is Literal:
         return "one of " + ", ".join(repr(choice) for choice in typing.get_args(hint))
     if origin in (Union, types.UnionType):
-        return " or ".join(_describe(option) for option in typing.get_args(hint))
+        return " or ".join(dict.fromkeys(_describe(option) for option in typing.get_args(hint)))
     if origin is tuple:
         return "a list"
     if _dataclass_in(hint) is not None:
@@ -278,6 +281,10 @@ def _convert_union(
             return None
         raise _fail(path, f"expected {_describe(hint)}, got null")
     candidates = [option for option in options if option is not type(None)]
+    if isinstance(value, Mapping):
+        tagged = _option_of_kind(value, candidates, path)
+        if tagged is not None:
+            return _convert(value, tagged, path, metadata)
     if len(candidates) == 1:  # the common `X | None`: report X's own, more precise, error
         return _convert(value, candidates[0], path, metadata)
     for option in candidates:
@@ -286,6 +293,32 @@ def _convert_union(
         except ConfigError:
             continue
     raise _fail(path, f"expected {_describe(hint)}, got {_show(value)}")
+
+
+def _option_of_kind(value: Mapping[Any, Any], options: list[object], path: tuple[str, ...]) -> object | None:
+    """The dataclass of ``options`` that the mapping's ``kind`` key selects (module docstring).
+
+    None when no option is a dataclass with a ``kind: Literal[...]`` field (nothing to tell apart).
+    """
+    kinds: dict[object, tuple[object, ...]] = {}
+    for option in options:
+        nested = _dataclass_in(option)
+        if nested is not None:
+            hint = typing.get_type_hints(nested).get("kind")
+            kinds[option] = typing.get_args(hint) if typing.get_origin(hint) is Literal else ()
+    if not any(kinds.values()):
+        return None
+    if "kind" not in value:
+        untagged = [option for option, choices in kinds.items() if not choices]
+        if len(untagged) == 1:
+            return untagged[0]
+        raise _fail(path, "the key 'kind' is missing")
+    for option, choices in kinds.items():
+        if any(value["kind"] == choice and type(value["kind"]) is type(choice) for choice in choices):
+            return option
+    allowed = ", ".join(repr(choice) for choices in kinds.values() for choice in choices)
+    untagged_note = " (or no kind)" if not all(kinds.values()) else ""
+    raise _fail((*path, "kind"), f"expected one of {allowed}{untagged_note}, got {_show(value['kind'])}")
 
 
 def _convert_tuple(

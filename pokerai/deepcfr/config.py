@@ -3,7 +3,8 @@
 :class:`DeepCFRConfig` is what ``configs/*_deepcfr.yaml`` and ``configs/hunl_*.yaml`` hold;
 :func:`load_deepcfr_config` reads and checks one. Playing a blueprint needs these (they
 rebuild its game, encoder and network shape) but not torch, so they live apart from the
-trainer and the torch networks.
+trainer and the torch networks. :func:`make_game` and :func:`make_run_encoder` build a
+run's game and encoder.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pokerai.abstraction.bets import BetAbstraction
+from pokerai.abstraction.buckets import AbstractionConfig, load_abstraction_config
 from pokerai.config import ConfigError, config_to_dict, load_config
+from pokerai.deepcfr.encoding import Encoder, make_encoder, shared_abstraction
 from pokerai.engine.state import HUNLConfig
 from pokerai.games.hunl import HUNLGame
 from pokerai.games.leduc import LeducPoker
@@ -170,9 +173,21 @@ class DeepCFRConfig:
             "lower-variance values"
         },
     )
-    encoding: Literal["cards", "cards+strength"] = field(
+    encoding: Literal["cards", "cards+strength", "cards+buckets"] = field(
         default="cards",
-        metadata={"help": "hold'em features: 373 of cards and betting, or those plus 11 of hand strength"},
+        metadata={
+            "help": "hold'em features: 373 of cards and betting, those plus 11 of hand strength, or those "
+            "plus the one-hot of the player's bucket on each street so far (needs abstraction)"
+        },
+    )
+    abstraction: AbstractionConfig | str | None = field(
+        default=None,
+        metadata={
+            "help": "the card abstraction of encoding cards+buckets: the path of its config (relative to "
+            "the working directory, e.g. configs/abstraction_tiny.yaml), which loading replaces by the "
+            "config itself, so checkpoints and blueprints carry it; its tables are found in the "
+            "abstraction cache or built there"
+        },
     )
     network: NetworkConfig = field(default_factory=NetworkConfig)
     advantage: NetworkTraining = NetworkTraining()
@@ -220,8 +235,13 @@ def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
     checkpoints, :func:`replace`) may leave any key to its default.
     """
     required = REQUIRED_KEYS if isinstance(source, (str, Path)) else ()
-    config = load_config(source, DeepCFRConfig, required=required)
     where = f"{source}: " if isinstance(source, (str, Path)) else ""
+    if isinstance(source, dict) and isinstance(source.get("abstraction"), dict):
+        # Checked here so that a bad stored abstraction config names its own key, not the union's types.
+        source = {**source, "abstraction": _abstraction_config(source["abstraction"], where)}
+    config = load_config(source, DeepCFRConfig, required=required)
+    if isinstance(config.abstraction, str):
+        config = dataclasses.replace(config, abstraction=_abstraction_config(config.abstraction, where))
     if config.game == "leduc" and config.encoding != "cards":
         raise ConfigError(f"{where}encoding: {config.encoding!r} is for hold'em; Leduc has only 'cards'")
     if config.game == "leduc" and config.all_in_equity:
@@ -231,11 +251,46 @@ def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
             f"{where}chance: 'enumerate' is for small games (Leduc); a hold'em deal has far too many "
             "outcomes to enumerate, use 'sample'"
         )
+    if config.encoding == "cards+buckets" and config.abstraction is None:
+        raise ConfigError(
+            f"{where}abstraction: encoding 'cards+buckets' needs a card abstraction; give the path of "
+            "its config, e.g. abstraction: configs/abstraction_tiny.yaml"
+        )
+    if config.encoding != "cards+buckets" and config.abstraction is not None:
+        raise ConfigError(
+            f"{where}abstraction: only encoding 'cards+buckets' uses a card abstraction, not "
+            f"{config.encoding!r}; remove the key or change the encoding"
+        )
     return config
+
+
+def _abstraction_config(source: str | dict[str, Any], where: str) -> AbstractionConfig:
+    """The abstraction config at the path or in the mapping ``source``; errors name ``abstraction:``."""
+    if isinstance(source, str) and not Path(source).is_file():
+        raise ConfigError(
+            f"{where}abstraction: config file {source} does not exist (a relative path starts at the "
+            f"working directory, {Path.cwd()})"
+        )
+    try:
+        return load_abstraction_config(source)
+    except ConfigError as error:
+        raise ConfigError(f"{where}abstraction: {error}") from None
 
 
 def make_game(config: DeepCFRConfig) -> Any:
     return LeducPoker() if config.game == "leduc" else config.hunl.game()
+
+
+def make_run_encoder(config: DeepCFRConfig, game: Any) -> Encoder:
+    """The encoder of a run's ``game`` (:func:`make_game`) for ``config.encoding``.
+
+    For ``cards+buckets`` its card abstraction is :func:`~pokerai.deepcfr.encoding.shared_abstraction`
+    of ``config.abstraction``: read once per process, built first when the cache lacks it.
+    """
+    if config.abstraction is None:
+        return make_encoder(game, config.encoding)
+    assert isinstance(config.abstraction, AbstractionConfig), "load_deepcfr_config resolves the path"
+    return make_encoder(game, config.encoding, shared_abstraction(config.abstraction))
 
 
 def replace(config: DeepCFRConfig, **changes: Any) -> DeepCFRConfig:

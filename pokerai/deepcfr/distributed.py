@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from pokerai.config import config_to_dict
-from pokerai.deepcfr.encoding import make_encoder
+from pokerai.deepcfr.config import make_run_encoder
 from pokerai.deepcfr.networks import build_networks
 from pokerai.deepcfr.trainer import DeepCFRTrainer, advantage_strategy, load_deepcfr_config, make_game
 from pokerai.deepcfr.traversal import TraversalSamples, run_traversals
@@ -109,10 +109,10 @@ class TraversalWorker:
     """
 
     def __init__(self, config: dict[str, Any]) -> None:
-        torch.set_num_threads(1)
         self.config = load_deepcfr_config(config)
         self.game = make_game(self.config)
-        self.encoder = make_encoder(self.game, self.config.encoding)
+        self.encoder = make_run_encoder(self.config, self.game)
+        torch.set_num_threads(1)  # after the encoder, as in DeepCFRTrainer
         num_slots = int(self.game.num_distinct_actions)
         networks = build_networks(
             self.encoder.feature_size, num_slots, self.config.network, 0, torch.device("cpu")

@@ -55,6 +55,16 @@ category              375     9     one-hot of that hand's category, high card .
                                     flush (zeros preflop)
 ====================  ======  ====  =========================================================
 
+Optional bucket features (``encoding: cards+buckets``)
+------------------------------------------------------
+With a :class:`~pokerai.abstraction.buckets.CardAbstraction` the encoder appends, after
+the 373 card and betting features, the one-hot of the player's bucket on every street
+dealt so far: one segment per street, preflop, flop, turn, river, each as long as that
+street's bucket count (8 + 12 + 12 + 8 = 40 with ``configs/abstraction_tiny.yaml``, 413
+features in all). A street not reached yet has an all-zero segment. The buckets are
+looked up from the record's hole cards and board, a whole batch per street, so reservoir
+samples do not grow.
+
 Leduc features (:class:`LeducEncoder`, 30 of them)
 --------------------------------------------------
 private card rank (3) and suit (2) one-hot, board rank (3) and suit (2)
@@ -68,12 +78,18 @@ its own features, as its keys do; they carry no strategic information.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
+from pokerai.abstraction.buckets import AbstractionConfig, CardAbstraction
+from pokerai.abstraction.cache import cache_folder, cached_abstraction
+from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, index_hand, street_indexer
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.equity import preflop_equity_table
 from pokerai.engine.evaluator import CATEGORIES, hand_categories, rank_hands
@@ -218,16 +234,40 @@ def _segments(*sizes: tuple[str, int]) -> dict[str, dict[str, int]]:
 
 
 class HUNLEncoder:
-    """Hold'em records (:data:`HUNL_RECORD_DTYPE`) and their 373 features, 384 with ``strength``."""
+    """Hold'em records (:data:`HUNL_RECORD_DTYPE`) and their features (module docstring).
 
-    def __init__(self, game: HUNLGame, *, strength: bool = False) -> None:
+    373 features, then 11 of hand strength with ``strength``, then one bucket one-hot per
+    street with an ``abstraction``.
+    """
+
+    def __init__(
+        self, game: HUNLGame, *, strength: bool = False, abstraction: CardAbstraction | None = None
+    ) -> None:
         if not isinstance(game, HUNLGame):
             raise ValueError(f"HUNLEncoder needs a HUNLGame, not {game!r}")
+        if abstraction is not None and not isinstance(abstraction, CardAbstraction):
+            raise ValueError(f"HUNLEncoder's abstraction must be a CardAbstraction, not {abstraction!r}")
         self._game = game
         self._strength = bool(strength)
+        self._abstraction = abstraction
+        self._bucket_counts: tuple[int, ...] = ()
+        if abstraction is not None:
+            self._bucket_counts = tuple(abstraction.num_buckets(street) for street in range(len(Street)))
+            # Preflop buckets by (card, card), either order: a gather instead of an index computation.
+            low, high = np.triu_indices(NUM_CARDS, k=1)
+            pairs = np.stack([low, high], axis=1).astype(np.uint8)
+            preflop = _street_buckets(pairs, abstraction.tables[0], *street_indexer(0).index_tables)
+            self._preflop_buckets = np.zeros((NUM_CARDS, NUM_CARDS), dtype=np.intp)
+            self._preflop_buckets[low, high] = preflop
+            self._preflop_buckets[high, low] = preflop
         stacks = game.config.stacks
         self._starting_stacks = np.asarray(stacks, dtype=np.float32)
         self._total_chips = float(sum(stacks))
+
+    @property
+    def abstraction(self) -> CardAbstraction | None:
+        """The card abstraction of the bucket features, or None without them."""
+        return self._abstraction
 
     @property
     def record_dtype(self) -> np.dtype[Any]:
@@ -235,7 +275,7 @@ class HUNLEncoder:
 
     @property
     def feature_size(self) -> int:
-        return FEATURE_SIZE + (STRENGTH_SIZE if self._strength else 0)
+        return FEATURE_SIZE + (STRENGTH_SIZE if self._strength else 0) + sum(self._bucket_counts)
 
     @property
     def num_slots(self) -> int:
@@ -285,7 +325,7 @@ class HUNLEncoder:
         )
 
     def encode(self, records: np.ndarray) -> npt.NDArray[np.float32]:
-        """Features of ``[N]`` :data:`HUNL_RECORD_DTYPE` records: float32 ``[N, 373]``."""
+        """Features of ``[N]`` :data:`HUNL_RECORD_DTYPE` records: float32 ``[N, feature_size]``."""
         _check_records(records, HUNL_RECORD_DTYPE, "HUNLEncoder")
         count = records.shape[0]
         features = np.zeros((count, self.feature_size), dtype=np.float32)
@@ -311,12 +351,38 @@ class HUNLEncoder:
         )
         scalars[:, 4] = records["raises"] / RAISES_SCALE
         np.clip(scalars, 0.0, 1.0, out=scalars)
+        offset = FEATURE_SIZE
         if self._strength:
-            _strength_features(records, features[:, FEATURE_SIZE:])
+            _strength_features(records, features[:, offset : offset + STRENGTH_SIZE])
+            offset += STRENGTH_SIZE
+        if self._abstraction is not None:
+            self._bucket_features(records, features[:, offset:])
         return features
+
+    def _bucket_features(self, records: np.ndarray, out: npt.NDArray[np.float32]) -> None:
+        """Write the bucket one-hot of each street of ``records`` into ``out`` [N, sum of bucket counts]
+        (zeros on entry)."""
+        assert self._abstraction is not None
+        hole = records["hole"]
+        out[np.arange(len(records)), self._preflop_buckets[hole[:, 0], hole[:, 1]]] = 1.0
+        streets = records["street"]
+        offset = self._bucket_counts[0]
+        for street in range(1, len(Street)):
+            rows = np.flatnonzero(streets >= street)
+            if rows.size == 0:
+                break
+            cards = np.concatenate([hole[rows], records["board"][rows, : BOARD_SIZES[street]]], axis=1)
+            buckets = _street_buckets(
+                cards, self._abstraction.tables[street], *street_indexer(street).index_tables
+            )
+            out[rows, offset + buckets.astype(np.intp)] = 1.0
+            offset += self._bucket_counts[street]
 
     def describe(self) -> dict[str, Any]:
         strength = (("preflop equity", 1), ("made hand", 1), ("category", len(CATEGORIES)))
+        buckets = tuple(
+            (f"{STREETS[street]} bucket", count) for street, count in enumerate(self._bucket_counts)
+        )
         return {
             "segments": _segments(
                 ("hole", 2 * NUM_CARDS),
@@ -324,6 +390,7 @@ class HUNLEncoder:
                 ("street", len(Street)),
                 ("scalars", NUM_SCALARS),
                 *(strength if self._strength else ()),
+                *buckets,
             ),
             "scalars": [
                 "pot / sum of starting stacks",
@@ -412,8 +479,45 @@ class LeducEncoder:
         }
 
 
-ENCODINGS = ("cards", "cards+strength")
-"""Feature sets: the 373 card and betting features, or those plus 11 hand-strength features."""
+ENCODINGS = ("cards", "cards+strength", "cards+buckets")
+"""Feature sets: the 373 card and betting features, those plus 11 hand-strength features, or those plus
+the one-hot of the player's bucket on each street so far (needs a card abstraction)."""
+
+
+@njit(cache=True)
+def _street_buckets(
+    cards: npt.NDArray[np.uint8],
+    table: npt.NDArray[np.uint8],
+    rounds: npt.NDArray[np.int64],
+    config_keys: npt.NDArray[np.int64],
+    config_offsets: npt.NDArray[np.int64],
+    config_codes: npt.NDArray[np.int64],
+    shape_sizes: npt.NDArray[np.int64],
+    binomial: npt.NDArray[np.int64],
+    mask_tables: npt.NDArray[np.int64],
+) -> npt.NDArray[np.uint8]:
+    """``table``'s buckets of hands (card ids [N, 2 + board], hole then board) of one street: uint8 [N].
+
+    One thread, unlike :meth:`HandIndexer.index <pokerai.abstraction.isomorphism.HandIndexer.index>`,
+    whose parallel kernel starts numba's OpenMP pool: that raises the OpenMP thread count torch
+    shares to the number of cores, and on a busy two-core machine made the training steps of
+    configs/hunl_tiny_buckets.yaml several times slower.
+    """
+    buckets = np.empty(cards.shape[0], dtype=np.uint8)
+    for row in range(cards.shape[0]):
+        buckets[row] = table[
+            index_hand(
+                cards[row],
+                rounds,
+                config_keys,
+                config_offsets,
+                config_codes,
+                shape_sizes,
+                binomial,
+                mask_tables,
+            )
+        ]
+    return buckets
 
 
 def _strength_features(records: np.ndarray, out: npt.NDArray[np.float32]) -> None:
@@ -437,12 +541,37 @@ def _strength_features(records: np.ndarray, out: npt.NDArray[np.float32]) -> Non
         out[rows, 2 + hand_categories(ranks).astype(np.intp)] = 1.0
 
 
-def make_encoder(game: Game, encoding: str = "cards") -> HUNLEncoder | LeducEncoder:
-    """The encoder of ``game`` (hold'em or Leduc) with feature set ``encoding`` (:data:`ENCODINGS`)."""
+def shared_abstraction(config: AbstractionConfig) -> CardAbstraction:
+    """The card abstraction of ``config``, read once per process and then shared by every encoder.
+
+    The first call finds it in the abstraction cache (:func:`pokerai.abstraction.cache.cached_abstraction`)
+    or builds it there, which takes minutes for a large config.
+    """
+    return _abstraction_in(config, cache_folder())
+
+
+@functools.cache
+def _abstraction_in(config: AbstractionConfig, folder: Path) -> CardAbstraction:
+    abstraction, _, _ = cached_abstraction(config, folder=folder)
+    return abstraction
+
+
+def make_encoder(
+    game: Game, encoding: str = "cards", abstraction: CardAbstraction | None = None
+) -> HUNLEncoder | LeducEncoder:
+    """The encoder of ``game`` (hold'em or Leduc) with feature set ``encoding`` (:data:`ENCODINGS`).
+
+    ``abstraction`` is the card abstraction of ``cards+buckets``, which needs one; the other
+    encodings take none.
+    """
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding {encoding!r} is not one of {', '.join(ENCODINGS)}")
+    if encoding == "cards+buckets" and abstraction is None:
+        raise ValueError("encoding 'cards+buckets' needs a card abstraction")
+    if encoding != "cards+buckets" and abstraction is not None:
+        raise ValueError(f"encoding {encoding!r} uses no card abstraction; only 'cards+buckets' does")
     if isinstance(game, HUNLGame):
-        return HUNLEncoder(game, strength=encoding == "cards+strength")
+        return HUNLEncoder(game, strength=encoding == "cards+strength", abstraction=abstraction)
     if isinstance(game, LeducPoker):
         if encoding != "cards":
             raise ValueError(f"encoding {encoding!r} is for hold'em; Leduc has only 'cards'")
@@ -467,4 +596,5 @@ __all__ = [
     "LeducEncoder",
     "make_encoder",
     "record_array",
+    "shared_abstraction",
 ]

@@ -15,11 +15,13 @@ Both files hold the same fields::
 
     kind                "pokerai-blueprint"
     blueprint_version   1
-    config              the DeepCFRConfig as plain dicts (rebuilds the game, encoder and networks)
+    config              the DeepCFRConfig as plain dicts (rebuilds the game, encoder and networks;
+                        with encoding cards+buckets it holds the card abstraction's whole config)
     iteration           the CFR iteration the networks were trained at
-    feature_size        features per information state (373 for hold'em)
+    feature_size        features per information state (hold'em: 373, more with strength or buckets)
     num_slots           action slots of the bet menu
     networks            {"policy_p0": state_dict, "policy_p1": state_dict}
+    abstraction_sha256  cards+buckets only: {street: SHA-256 of its bucket table}
 
 ``policy.npz`` stores the fields other than ``networks`` as one JSON string
 (array ``meta``) and each parameter as a float32 array named
@@ -31,7 +33,10 @@ neither file is ever more than :data:`MAX_BLUEPRINT_BYTES` (checked on export).
 
 A :class:`Blueprint` is the loaded folder: the game rebuilt from the config, its
 encoder, and both policy networks evaluated with numpy
-(:class:`~pokerai.deepcfr.inference.NumpyNetwork`). :meth:`Blueprint.load` reads
+(:class:`~pokerai.deepcfr.inference.NumpyNetwork`). A ``cards+buckets`` blueprint
+finds its card abstraction from the config it holds, wherever it is loaded: in the
+abstraction cache, or built there first (:func:`pokerai.abstraction.cache.cached_abstraction`);
+tables whose checksums differ from ``abstraction_sha256`` are refused. :meth:`Blueprint.load` reads
 ``policy.npz`` when it is there and ``policy.pt`` (which needs torch) otherwise;
 :func:`write_numpy_policy` adds the ``policy.npz`` of a folder that has only ``policy.pt``.
 """
@@ -50,10 +55,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from pokerai.abstraction.isomorphism import STREETS
 from pokerai.config import ConfigError, config_to_dict, dump_config
 from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, make_game
-from pokerai.deepcfr.encoding import Encoder, make_encoder
+from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, make_game, make_run_encoder
+from pokerai.deepcfr.encoding import Encoder, HUNLEncoder
 from pokerai.deepcfr.inference import NumpyNetwork, masked_softmax_numpy, state_dict_arrays
 from pokerai.deepcfr.traversal import legal_mask
 
@@ -99,6 +105,9 @@ def export_policy(trainer: DeepCFRTrainer, out_dir: str | os.PathLike[str]) -> P
         "num_slots": int(trainer.num_slots),
         "networks": state_dicts,
     }
+    checksums = _abstraction_checksums(trainer.encoder)
+    if checksums is not None:
+        payload["abstraction_sha256"] = checksums
     path = save_checkpoint(folder / POLICY_FILE, payload)
     size = path.stat().st_size
     assert size <= MAX_BLUEPRINT_BYTES, f"blueprint {path} is {size} bytes, over {MAX_BLUEPRINT_BYTES}"
@@ -119,6 +128,14 @@ def write_numpy_policy(folder: str | os.PathLike[str]) -> Path:
     networks = payload["networks"]
     arrays = {name: state_dict_arrays(networks[name]) for name in POLICY_NAMES}
     return _save_numpy_policy(file.parent / NUMPY_POLICY_FILE, {**payload, "networks": arrays})
+
+
+def _abstraction_checksums(encoder: Encoder) -> dict[str, str] | None:
+    """The SHA-256 of each bucket table of ``encoder``'s card abstraction by street; None without one."""
+    if not isinstance(encoder, HUNLEncoder) or encoder.abstraction is None:
+        return None
+    streets = encoder.abstraction.metadata["streets"]
+    return {name: streets[name]["sha256"] for name in STREETS}
 
 
 def _cpu_state_dict(network: Any) -> dict[str, Any]:
@@ -220,11 +237,14 @@ class Blueprint:
         networks: Mapping[str, NumpyNetwork],
         *,
         iteration: int = 0,
+        encoder: Encoder | None = None,
     ) -> None:
+        """``encoder``: an encoder of ``config`` to share (a trainer's); None builds one
+        (:func:`~pokerai.deepcfr.config.make_run_encoder`)."""
         self.config = config
         self.game: Any = make_game(config)
         """The learning game (a ``HUNLGame`` for hold'em runs; seat 0 is the button)."""
-        self.encoder: Encoder = make_encoder(self.game, config.encoding)
+        self.encoder: Encoder = encoder if encoder is not None else make_run_encoder(config, self.game)
         self.num_slots = int(self.game.num_distinct_actions)
         self.iteration = iteration
         missing = [name for name in POLICY_NAMES if name not in networks]
@@ -237,7 +257,9 @@ class Blueprint:
 
     @classmethod
     def from_trainer(cls, trainer: DeepCFRTrainer) -> Blueprint:
-        """A snapshot of ``trainer``'s policy networks, copied to numpy (later training leaves it as is)."""
+        """A snapshot of ``trainer``'s policy networks, copied to numpy (later training leaves it as is).
+
+        It shares the trainer's encoder (and so its card abstraction)."""
         networks = {
             name: NumpyNetwork(
                 trainer.encoder.feature_size,
@@ -247,7 +269,7 @@ class Blueprint:
             )
             for name in POLICY_NAMES
         }
-        return cls(trainer.config, networks, iteration=trainer.iteration)
+        return cls(trainer.config, networks, iteration=trainer.iteration, encoder=trainer.encoder)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Blueprint:
@@ -314,6 +336,13 @@ class Blueprint:
                 f"blueprint {file} was saved for {feature_size} features and "
                 f"{num_slots} slots, but its config gives {blueprint.encoder.feature_size} "
                 f"and {blueprint.num_slots}"
+            )
+        checksums = payload.get("abstraction_sha256")
+        if checksums is not None and checksums != _abstraction_checksums(blueprint.encoder):
+            raise CheckpointError(
+                f"blueprint {file} was trained on other bucket tables than those its card abstraction "
+                "config gives here (abstraction_sha256 differs; was the cached abstraction built by "
+                "another pokerai version?)"
             )
         return blueprint
 

@@ -26,11 +26,9 @@ Ctrl-C stops a run: the iteration in progress finishes first (:class:`TrainingIn
 from __future__ import annotations
 
 import math
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -48,9 +46,10 @@ from pokerai.deepcfr.config import (
     config_to_dict_changes,
     load_deepcfr_config,
     make_game,
+    make_run_encoder,
     replace,
 )
-from pokerai.deepcfr.encoding import Encoder, make_encoder
+from pokerai.deepcfr.encoding import Encoder
 from pokerai.deepcfr.networks import (
     build_networks,
     regret_matching,
@@ -59,6 +58,7 @@ from pokerai.deepcfr.networks import (
 )
 from pokerai.deepcfr.reservoir import ReservoirBuffer
 from pokerai.deepcfr.traversal import TraversalSamples, legal_mask, run_traversals
+from pokerai.interrupts import TrainingInterrupted, finish_iteration_on_interrupt
 
 if TYPE_CHECKING:
     from pokerai.solvers.policy import TabularPolicy
@@ -76,56 +76,6 @@ that runs anything else, which slows small networks' iterations many times over,
 
 _clock = time.monotonic
 """When the last checkpoint was written (a module name, so that tests can move the clock)."""
-
-
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped :meth:`DeepCFRTrainer.train` after a whole iteration, whose checkpoint is written.
-
-    ``iteration`` is the last one done, ``checkpoint`` the file. A ``KeyboardInterrupt``, so code that
-    does not know it still stops as on any Ctrl-C.
-    """
-
-    def __init__(self, iteration: int, checkpoint: Path) -> None:
-        super().__init__(f"interrupted at iteration {iteration}; checkpoint written to {checkpoint}")
-        self.iteration = iteration
-        self.checkpoint = checkpoint
-
-
-class _InterruptRequest:
-    """Set by the SIGINT handler of :func:`_finish_iteration_on_interrupt`."""
-
-    def __init__(self) -> None:
-        self.requested = False
-
-
-@contextmanager
-def _finish_iteration_on_interrupt(
-    on_interrupt: Callable[[], None] | None,
-) -> Iterator[_InterruptRequest]:
-    """While inside, a first SIGINT only sets ``requested`` (and calls ``on_interrupt``); a second one
-    raises ``KeyboardInterrupt`` at once. The previous handler is restored on the way out.
-
-    Only the main thread can handle signals; elsewhere, or where SIGINT is ignored (a background job)
-    or handled outside Python, nothing is installed and Ctrl-C keeps its usual effect.
-    """
-    request = _InterruptRequest()
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or previous in (None, signal.SIG_IGN):
-        yield request
-        return
-
-    def handle(signum: int, frame: Any) -> None:
-        if request.requested:
-            raise KeyboardInterrupt
-        request.requested = True
-        if on_interrupt is not None:
-            on_interrupt()
-
-    signal.signal(signal.SIGINT, handle)
-    try:
-        yield request
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def set_torch_threads(threads: int) -> int:
@@ -180,9 +130,11 @@ class DeepCFRTrainer:
         """Where traversals run: ``None`` in this process, else e.g. Ray workers."""
         self.run_dir = Path(run_dir)
         self.device = resolve_device(device or config.device)  # type: ignore[arg-type]
-        set_torch_threads(config.threads)
         self.game = make_game(config)
-        self.encoder: Encoder = make_encoder(self.game, config.encoding)
+        # Before torch's threads are set: building a card abstraction runs numba's parallel kernels,
+        # whose OpenMP pool, started after torch's, would raise the thread count the two share.
+        self.encoder: Encoder = make_run_encoder(config, self.game)
+        set_torch_threads(config.threads)
         self.num_slots = int(self.game.num_distinct_actions)
         self.networks = build_networks(
             self.encoder.feature_size, self.num_slots, config.network, config.seed, self.device
@@ -428,7 +380,7 @@ class DeepCFRTrainer:
         scalars: dict[str, float] = {}
         saved_iteration = -1
         saved_at = _clock()
-        with _finish_iteration_on_interrupt(on_interrupt) as interrupt:
+        with finish_iteration_on_interrupt(on_interrupt) as interrupt:
             while self.iteration < self.config.iterations:
                 if interrupt.requested:
                     path = self.run_dir / CHECKPOINT_NAME

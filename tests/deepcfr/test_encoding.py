@@ -1,10 +1,17 @@
-"""Records and features: segment layout, one-hots, scalars, batching, and Leduc's 936 information states."""
+"""Records and features: segment layout, one-hots, scalars, batching, bucket features, and Leduc's 936
+information states."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from pokerai.abstraction.buckets import CardAbstraction
+from pokerai.abstraction.isomorphism import BOARD_SIZES, street_indexer
 from pokerai.deepcfr.encoding import (
     BOARD_OFFSET,
     FEATURE_SIZE,
@@ -28,6 +35,7 @@ from pokerai.games import KuhnPoker, LeducPoker
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from pokerai.games.leduc import LeducState
 from pokerai.games.protocol import State
+from tests.deepcfr.fake_abstraction import FAKE_BUCKETS, fake_abstraction
 
 DECK = parse_cards("Ah Kd 2c 2d Qs 7d 2h 3c 4c")
 
@@ -243,3 +251,117 @@ def test_unknown_encodings_are_refused() -> None:
         make_encoder(HUNLGame(), "colour")
     with pytest.raises(ValueError, match="Leduc has only 'cards'"):
         make_encoder(LeducPoker(), "cards+strength")
+
+
+def reference_bucket_features(abstraction: CardAbstraction, state: HUNLGameState, player: int) -> np.ndarray:
+    """The bucket features of ``player`` at ``state``, one street at a time from the engine's own cards."""
+    hole = list(state.engine.hole_cards(player))
+    board = list(state.engine.board)  # the flop in dealing order: an indexer round is a set
+    segments = []
+    for street, count in enumerate(FAKE_BUCKETS):
+        segment = np.zeros(count, dtype=np.float32)
+        if street <= state.street:
+            cards = [*hole, *board[: BOARD_SIZES[street]]]
+            segment[abstraction.tables[street][street_indexer(street).index(cards)]] = 1.0
+        segments.append(segment)
+    return np.concatenate(segments)
+
+
+def test_bucket_features_follow_the_cards_features() -> None:
+    encoder = make_encoder(HUNLGame(), "cards+buckets", fake_abstraction())
+    assert encoder.feature_size == FEATURE_SIZE + sum(FAKE_BUCKETS) == 373 + 18
+    segments = encoder.describe()["segments"]
+    assert {name: segment for name, segment in segments.items() if name.endswith("bucket")} == {
+        "preflop bucket": {"offset": 373, "size": 3},
+        "flop bucket": {"offset": 376, "size": 5},
+        "turn bucket": {"offset": 381, "size": 6},
+        "river bucket": {"offset": 387, "size": 4},
+    }
+    assert encoder.describe()["feature_size"] == 391
+
+
+def test_bucket_features_equal_a_per_state_reference() -> None:
+    game = HUNLGame()
+    states = hunl_decisions(game, hands=80, seed=5)
+    players = [state.current_player() for state in states]
+    rivers = [
+        [*state.engine.hole_cards(player), *state.engine.board]
+        for state, player in zip(states, players, strict=True)
+        if state.street == 3
+    ]
+    abstraction = fake_abstraction(river_hands=rivers, seed=1)
+    encoder = make_encoder(game, "cards+buckets", abstraction)
+    records = record_array(encoder, states, players)
+    features = encoder.encode(records)
+    assert features.shape == (len(states), 391) and features.dtype == np.float32
+    np.testing.assert_array_equal(features[:, :FEATURE_SIZE], make_encoder(game).encode(records))
+    expected = np.stack(
+        [
+            reference_bucket_features(abstraction, state, player)
+            for state, player in zip(states, players, strict=True)
+        ]
+    )
+    np.testing.assert_array_equal(features[:, FEATURE_SIZE:], expected)
+    # Every street is reached, each reached street's segment is one one-hot, and the buckets vary.
+    offsets = np.cumsum((FEATURE_SIZE, *FAKE_BUCKETS))
+    streets = records["street"]
+    assert set(streets) == {0, 1, 2, 3}
+    for street in range(4):
+        segment = features[:, offsets[street] : offsets[street + 1]]
+        reached = streets >= street
+        np.testing.assert_array_equal(segment.sum(axis=1), reached.astype(np.float32))
+        assert len(np.unique(segment[reached].argmax(axis=1))) >= 2, street
+    # One row at a time gives the rows of the batch.
+    for index in range(0, len(records), 17):
+        np.testing.assert_array_equal(encoder.encode(records[index : index + 1])[0], features[index])
+    assert encoder.encode(records[:0]).shape == (0, 391)
+
+
+def test_bucket_features_of_streets_not_reached_are_zero() -> None:
+    encoder = make_encoder(HUNLGame(), "cards+buckets", fake_abstraction())
+    state = HUNLGame().from_deck(DECK)
+    preflop = state.child(1)  # the button calls; the big blind acts preflop
+    flop = preflop.child(1)  # the big blind checks: the flop
+    assert (preflop.street, flop.street) == (0, 1)
+    features = encoder.encode(record_array(encoder, [preflop, flop], [1, 1]))[:, FEATURE_SIZE:]
+    assert features[0, :3].sum() == 1 and not features[0, 3:].any()
+    assert features[1, :3].sum() == 1 and features[1, 3:8].sum() == 1 and not features[1, 8:].any()
+    np.testing.assert_array_equal(features[0, :3], features[1, :3])  # the same hole cards
+
+
+def test_bucket_encoding_needs_an_abstraction_and_only_it_takes_one() -> None:
+    with pytest.raises(ValueError, match="'cards\\+buckets' needs a card abstraction"):
+        make_encoder(HUNLGame(), "cards+buckets")
+    with pytest.raises(ValueError, match="only 'cards\\+buckets'"):
+        make_encoder(HUNLGame(), "cards", fake_abstraction())
+    with pytest.raises(ValueError, match="Leduc has only 'cards'"):
+        make_encoder(LeducPoker(), "cards+buckets", fake_abstraction())
+    with pytest.raises(ValueError, match="must be a CardAbstraction"):
+        HUNLEncoder(HUNLGame(), abstraction="configs/abstraction_tiny.yaml")  # type: ignore[arg-type]
+
+
+BUCKETS_BESIDE_TORCH = """
+import torch
+from pokerai.deepcfr.encoding import make_encoder, record_array
+from pokerai.games.hunl import HUNLGame
+from tests.deepcfr.fake_abstraction import fake_abstraction
+from tests.deepcfr.test_encoding import hunl_decisions
+
+torch.set_num_threads(1)
+torch.nn.Linear(512, 512)(torch.ones(2048, 512)).sum().backward()  # torch's OpenMP pool is running
+encoder = make_encoder(HUNLGame(), "cards+buckets", fake_abstraction())
+states = hunl_decisions(HUNLGame(), hands=20, seed=0)
+encoder.encode(record_array(encoder, states, [state.current_player() for state in states]))
+print(torch.get_num_threads())
+"""
+
+
+def test_bucket_features_leave_torchs_threads_alone() -> None:
+    """No numba thread pool starts for the bucket lookups: numba's OpenMP pool, started after torch's,
+    raises the thread count they share (training steps on a busy two-core machine ran ten times slower)."""
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", BUCKETS_BESIDE_TORCH], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1"]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from pokerai.deepcfr.checkpoint import CheckpointError, save_checkpoint
+import pokerai.deepcfr.config
+from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pokerai.deepcfr.export import (
     CONFIG_FILE,
     NUMPY_POLICY_FILE,
@@ -19,7 +20,8 @@ from pokerai.deepcfr.export import (
 )
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from pokerai.games.hunl import HUNLGameState
-from tests.deepcfr.tiny import TINY_HUNL, tiny_hunl_trainer
+from tests.deepcfr.fake_abstraction import FAKE_CONFIG
+from tests.deepcfr.tiny import TINY_HUNL, TINY_HUNL_BUCKETS, tiny_hunl_trainer
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +204,49 @@ def test_bad_numpy_blueprints_are_refused_with_one_sentence(exported: Path, tmp_
     np.savez(no_meta, weights=np.zeros(3))
     with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
         Blueprint.load(no_meta)
+
+
+def test_blueprints_without_buckets_load_no_abstraction(
+    exported: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(config: object) -> None:
+        raise AssertionError("a cards+strength blueprint loaded a card abstraction")
+
+    monkeypatch.setattr(pokerai.deepcfr.config, "shared_abstraction", refuse)
+    assert Blueprint.load(exported).encoder.feature_size == 373
+
+
+def test_a_bucket_blueprint_plays_the_same_from_any_working_directory(
+    tmp_path: Path, fake_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trainer = tiny_hunl_trainer(tmp_path / "run", TINY_HUNL_BUCKETS)
+    folder = export_policy(trainer, tmp_path / "blueprint").parent
+    payload = load_checkpoint(folder / POLICY_FILE)
+    assert payload["feature_size"] == 391 and set(payload["abstraction_sha256"]) == {
+        "preflop",
+        "flop",
+        "turn",
+        "river",
+    }
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    snapshot = Blueprint.from_trainer(trainer)
+    assert snapshot.encoder is trainer.encoder
+    loaded = [Blueprint.load(folder), Blueprint.load(_only_torch_file(folder, trainer))]
+    for blueprint in loaded:
+        assert blueprint.config == trainer.config and blueprint.config.abstraction == FAKE_CONFIG
+        # The abstraction is read once per process and shared.
+        assert blueprint.encoder.abstraction is trainer.encoder.abstraction  # type: ignore[attr-defined]
+    states = decision_states(trainer, hands=25, seed=6)
+    assert {state.street for state in states} >= {0, 1, 2}
+    for state in states:
+        expected = snapshot.probabilities(state)
+        for blueprint in loaded:
+            np.testing.assert_array_equal(blueprint.probabilities(state), expected)
+        seat = state.current_player()
+        records = np.array([trainer.encoder.record(state, seat)], dtype=trainer.encoder.record_dtype)
+        average = trainer.average_strategy(seat, records, np.array([state.legal_mask()]))[0]
+        np.testing.assert_allclose(expected, average, rtol=0, atol=1e-6)
+    payload["abstraction_sha256"]["river"] = "0" * 64
+    with pytest.raises(CheckpointError, match="abstraction_sha256 differs"):
+        Blueprint.load(save_checkpoint(tmp_path / "other_tables.pt", payload))

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from pokerai.config import ConfigError
+from pokerai.abstraction.buckets import load_abstraction_config
+from pokerai.config import ConfigError, config_to_dict, dump_config
 from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pokerai.deepcfr.encoding import LEDUC_NO_ACTION, NOT_DEALT
 from pokerai.deepcfr.export import Blueprint
@@ -26,8 +27,13 @@ from pokerai.deepcfr.trainer import (
     load_deepcfr_config,
     policy_exploitability,
     pot_normalised_targets,
+    replace,
     training_loss,
 )
+from tests.deepcfr.fake_abstraction import FAKE_CONFIG
+from tests.deepcfr.tiny import TINY_HUNL_BUCKETS
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TINY: dict[str, Any] = {
     "name": "test",
@@ -341,3 +347,78 @@ def test_a_config_file_must_give_its_game_and_iterations(tmp_path: Path) -> None
     assert load_deepcfr_config(str(path)).iterations == 5
     # A mapping built in code (a test, a checkpoint, replace()) may leave any key to its default.
     assert load_deepcfr_config({"seed": 2}).iterations == 100
+
+
+def test_the_bucket_encoding_holds_its_abstraction_config_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config names the abstraction config by path; loading puts that config in its place, so what a
+    run writes (run folder, checkpoint, blueprint) loads again from any working directory."""
+    (tmp_path / "fake.yaml").write_text(dump_config(FAKE_CONFIG))
+    monkeypatch.chdir(tmp_path)
+    settings = {"game": "hunl", "iterations": 2, "encoding": "cards+buckets", "abstraction": "fake.yaml"}
+    config = load_deepcfr_config(settings)
+    assert config.abstraction == FAKE_CONFIG
+    written = tmp_path / "run.yaml"
+    written.write_text(dump_config(config))
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert load_deepcfr_config(written) == config
+    assert load_deepcfr_config(config_to_dict(config)) == config
+    assert replace(config, iterations=3).abstraction == FAKE_CONFIG
+
+
+def test_bad_abstraction_settings_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fake.yaml").write_text(dump_config(FAKE_CONFIG))
+    (tmp_path / "bad.yaml").write_text("flop:\n  buckets: ten\n")
+    hunl = {"game": "hunl", "encoding": "cards+buckets"}
+    with pytest.raises(ConfigError, match=r"^abstraction: encoding 'cards\+buckets' needs a card"):
+        load_deepcfr_config(hunl)
+    with pytest.raises(ConfigError, match=r"^abstraction: only encoding 'cards\+buckets' uses a card"):
+        load_deepcfr_config({"game": "hunl", "encoding": "cards", "abstraction": "fake.yaml"})
+    with pytest.raises(ConfigError, match=r"encoding: 'cards\+buckets' is for hold'em"):
+        load_deepcfr_config({"game": "leduc", "encoding": "cards+buckets", "abstraction": "fake.yaml"})
+    with pytest.raises(ConfigError, match=r"^abstraction: config file nowhere\.yaml does not exist \(a"):
+        load_deepcfr_config({**hunl, "abstraction": "nowhere.yaml"})
+    with pytest.raises(ConfigError, match=r"^abstraction: bad\.yaml: flop\.buckets: expected an integer"):
+        load_deepcfr_config({**hunl, "abstraction": "bad.yaml"})
+    with pytest.raises(ConfigError, match=r"^abstraction: flop\.buckets: must be at least 1"):
+        load_deepcfr_config({**hunl, "abstraction": {"flop": {"buckets": 0}}})
+    run = tmp_path / "run.yaml"
+    run.write_text("game: hunl\niterations: 1\nencoding: cards+buckets\nabstraction: nowhere.yaml\n")
+    with pytest.raises(ConfigError, match=r"run\.yaml: abstraction: config file nowhere\.yaml does not"):
+        load_deepcfr_config(run)
+
+
+def test_the_shipped_buckets_config_is_hunl_tiny_with_bucket_features(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    buckets = load_deepcfr_config(Path("configs/hunl_tiny_buckets.yaml"))
+    assert buckets.abstraction == load_abstraction_config(Path("configs/abstraction_tiny.yaml"))
+    plain = load_deepcfr_config(Path("configs/hunl_tiny.yaml"))
+    assert dataclasses.replace(buckets, name=plain.name, encoding=plain.encoding, abstraction=None) == plain
+
+
+def test_resume_keeps_the_bucket_encoding(
+    tmp_path: Path, fake_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_deepcfr_config({**TINY_HUNL_BUCKETS, "iterations": 2})
+    straight = DeepCFRTrainer(config, tmp_path / "straight")
+    straight.train()
+    assert straight.encoder.feature_size == 391
+    interrupted = DeepCFRTrainer(config, tmp_path / "interrupted")
+
+    def stop_after_one(t: int, scalars: dict[str, float]) -> None:
+        raise Stop
+
+    with pytest.raises(Stop):
+        interrupted.train(on_iteration=stop_after_one)
+    monkeypatch.chdir(tmp_path / "straight")  # the checkpoint holds the abstraction config, not a path
+    resumed = DeepCFRTrainer.resume(tmp_path / "interrupted")
+    assert resumed.iteration == 1 and resumed.config == config
+    assert resumed.encoder.describe() == straight.encoder.describe()
+    resumed.train()
+    for name, tensor in outputs(straight).items():
+        assert torch.equal(tensor, outputs(resumed)[name]), name

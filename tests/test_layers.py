@@ -17,11 +17,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pokerai"
 LAYERS: dict[str, int] = {
     "config": 0,
     "jit": 0,
+    "interrupts": 0,
     "engine": 0,
     "abstraction": 1,
     "games": 2,
     "solvers": 3,
     "deepcfr": 4,
+    "tabular": 4,
     "search": 5,
     "agents": 6,
     "eval": 7,

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pokerai.abstraction.buckets import load_abstraction_config
 from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.trainer import load_deepcfr_config, replace
+from pokerai.tabular.config import is_tabular_config, load_tabular_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -18,6 +20,9 @@ CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 def test_config_loads(path: Path) -> None:
     if path.stem.startswith("abstraction_"):
         assert load_abstraction_config(path).name == path.stem.removeprefix("abstraction_")
+    elif is_tabular_config(yaml.safe_load(path.read_text())):
+        config = load_tabular_config(path)  # reads the card abstraction config it names
+        assert config.name == path.stem
     else:
         config = load_deepcfr_config(path)
         assert config.game in path.stem

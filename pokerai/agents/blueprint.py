@@ -44,6 +44,7 @@ it still plays, but its features are then off its training distribution.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -70,6 +71,7 @@ from pokerai.search.allin import (
     warm_up_allin,
 )
 from pokerai.search.hunl import ALL_COMBOS, COMBO_INDEX, combo_index, state_record, threshold_probabilities
+from pokerai.tabular.blueprint import TabularBlueprint, is_tabular_blueprint
 
 ALLIN_ANSWERS = ("policy", "solve")
 """How the agent answers an all-in its menu does not have: the policy network, or a solved all-in game."""
@@ -220,8 +222,8 @@ class BlueprintAgent(Agent):
         allin: str = "policy",
         allin_budget_ms: float | None = None,
     ) -> None:
-        if not isinstance(blueprint, Blueprint):
-            raise ValueError(f"BlueprintAgent needs a Blueprint, not {blueprint!r}")
+        if not isinstance(blueprint, (Blueprint, TabularBlueprint)):
+            raise ValueError(f"BlueprintAgent needs a Blueprint or a TabularBlueprint, not {blueprint!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
             raise ValueError(f"threshold {threshold!r} is not a probability in [0, 1)")
         if not isinstance(blueprint.game, HUNLGame):
@@ -480,6 +482,14 @@ def slot_range_policy(
     return RangePolicy.from_actions(rows, table)
 
 
+def load_blueprint(path: str | os.PathLike[str]) -> Blueprint | TabularBlueprint:
+    """The blueprint at ``path``: a tabular MCCFR folder (it holds ``strategy.npz``) or a Deep CFR one
+    (``policy.npz`` or ``policy.pt``)."""
+    if is_tabular_blueprint(path):
+        return TabularBlueprint.load(path)
+    return Blueprint.load(path)
+
+
 def load_blueprint_agent(
     path: str,
     *,
@@ -488,12 +498,13 @@ def load_blueprint_agent(
     allin: str = "policy",
     allin_budget_ms: float | None = None,
 ) -> BlueprintAgent:
-    """A :class:`BlueprintAgent` for the blueprint folder (or ``policy.pt``) at ``path``.
+    """A :class:`BlueprintAgent` for the blueprint folder (or ``policy.pt``) at ``path``: either kind
+    (:func:`load_blueprint`).
 
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the path.
     """
     return BlueprintAgent(
-        Blueprint.load(path), sample=sample, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
+        load_blueprint(path), sample=sample, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
     )
 
 
@@ -505,6 +516,7 @@ __all__ = [
     "SolutionCache",
     "blueprint_seat",
     "facing_offtree_allin",
+    "load_blueprint",
     "load_blueprint_agent",
     "observation_record",
     "public_key",

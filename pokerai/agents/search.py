@@ -73,7 +73,13 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import slot_actions
 from pokerai.agents.base import HandSummary, Observation
-from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, public_key, replay_observation
+from pokerai.agents.blueprint import (
+    BlueprintAgent,
+    SolutionCache,
+    load_blueprint,
+    public_key,
+    replay_observation,
+)
 from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS, RiverCheckCap, RiverResponses
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
@@ -488,7 +494,7 @@ def load_search_agent(path: str, **options: Any) -> SearchAgent:
 
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the bad value.
     """
-    return SearchAgent(Blueprint.load(path), **options)
+    return SearchAgent(load_blueprint(path), **options)
 
 
 __all__ = [

@@ -6,10 +6,10 @@
 default 0.3) and ``minraise?p=0.5`` (min-raises with probability ``p`` whenever
 it may, default 0.8), with ``0 < p <= 1``; ``station`` (calls with any pair or
 draw) takes none. Specs with a colon name an agent
-that loads a file: ``blueprint:PATH`` plays an exported Deep CFR blueprint
+that loads a file: ``blueprint:PATH`` plays an exported blueprint, Deep CFR
 (a folder written by :func:`pokerai.deepcfr.export.export_policy`, or its
-``policy.pt``), with options after a ``?``: ``blueprint:PATH?threshold=0.3``
-drops actions the policy plays with probability below 0.3 and
+``policy.pt``) or tabular MCCFR (a folder with ``strategy.npz``), with options
+after a ``?``: ``blueprint:PATH?threshold=0.3`` drops actions the policy plays with probability below 0.3 and
 ``blueprint:PATH?purify=1`` always plays the most likely action
 (:class:`~pokerai.agents.blueprint.BlueprintAgent`); ``allin=solve`` answers
 an all-in the menu does not have with a solved call-or-fold game
@@ -128,7 +128,9 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
             (SpecOption("p", "0.8", probability),),
         ),
         SpecInfo(
-            "blueprint:PATH", "an exported Deep CFR blueprint folder played straight", blueprint_options
+            "blueprint:PATH",
+            "an exported blueprint folder (Deep CFR or tabular MCCFR) played straight",
+            blueprint_options,
         ),
         SpecInfo(
             "search:PATH",

@@ -42,7 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "train": (
         "pokerai.cli.train",
-        "train a Deep CFR blueprint from a YAML config (TensorBoard logs in the run folder)",
+        "train a blueprint (Deep CFR, or tabular MCCFR on card buckets) from a YAML config",
     ),
     "play": ("pokerai.cli.play", "play heads-up no-limit hold'em against the bot in the terminal"),
     "acpc": (

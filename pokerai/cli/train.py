@@ -1,11 +1,13 @@
-"""``pokerai train``: a Deep CFR run from a YAML config, monitored in TensorBoard.
+"""``pokerai train``: a Deep CFR or tabular MCCFR run from a YAML config, monitored in TensorBoard.
 
     pokerai train --config configs/leduc_deepcfr.yaml [--runs-dir runs] [--device cpu|cuda|auto] [--json]
     pokerai train --resume runs/<run> [--iterations N]
     pokerai train --config ... --workers N [--ray-address ADDRESS]   # traversals on Ray workers
     tensorboard --logdir runs
 
-A run writes ``runs/<name>__deepcfr__<seed>__<time>/``: ``config.yaml``, TensorBoard events
+A config with ``algorithm: mccfr`` is a tabular MCCFR run on the card abstraction
+(:mod:`pokerai.cli.train_tabular`, e.g. ``configs/hunl_mccfr_tiny.yaml``); any other is Deep CFR.
+A Deep CFR run writes ``runs/<name>__deepcfr__<seed>__<time>/``: ``config.yaml``, TensorBoard events
 (``loss/advantage_p0``, ``loss/policy_p0``, ``buffer/size_p0``, ``perf/traversals_per_s``,
 ``eval/exploitability`` on Leduc, ``eval/mbb_vs_heuristic`` on hold'em), ``checkpoint.pt``
 (atomic; resumable exactly) and, at the end, ``blueprint/`` (the policy networks and config
@@ -54,9 +56,10 @@ def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``train`` to the ``pokerai`` subparsers."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "train",
-        help="train a Deep CFR blueprint from a YAML config (TensorBoard logs in the run folder)",
+        help="train a blueprint (Deep CFR, or tabular MCCFR on card buckets) from a YAML config",
         description="Deep CFR training: batched external-sampling traversals, reservoir buffers, "
-        "advantage and policy networks. Leduc runs report exact exploitability.",
+        "advantage and policy networks; Leduc runs report exact exploitability. A config with "
+        "`algorithm: mccfr` trains a tabular MCCFR blueprint on a card abstraction instead.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config, e.g. configs/leduc_deepcfr.yaml")
@@ -169,7 +172,30 @@ def _attach_pool(trainer: DeepCFRTrainer, args: argparse.Namespace) -> Any:
     return pool
 
 
+def _is_tabular(args: argparse.Namespace) -> bool:
+    """Whether the run is a tabular MCCFR one: a config with ``algorithm: mccfr``, or a run folder
+    with its checkpoint. Unreadable configs are left to the Deep CFR loader, which reports them."""
+    if args.resume:
+        from pokerai.tabular.trainer import CHECKPOINT_NAME
+
+        return (Path(args.resume) / CHECKPOINT_NAME).is_file()
+    import yaml
+
+    from pokerai.tabular.config import is_tabular_config
+
+    try:
+        return is_tabular_config(yaml.safe_load(Path(args.config).read_text()))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+
+
 def _train(args: argparse.Namespace) -> int:
+    if _is_tabular(args):
+        from pokerai.cli.train_tabular import make_tabular_trainer, train_tabular
+
+        if args.workers > 1:
+            raise TrainUsageError("--workers runs Deep CFR traversals on Ray; a tabular run uses its threads")
+        return train_tabular(make_tabular_trainer(args, TrainUsageError), args)
     trainer = _make_trainer(args)
     pool = _attach_pool(trainer, args)
     if pool is None:

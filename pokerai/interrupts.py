@@ -1,0 +1,69 @@
+"""Ctrl-C during training: finish the iteration, write the checkpoint, then stop.
+
+Shared by the Deep CFR and the tabular trainers: inside
+:func:`finish_iteration_on_interrupt` a first SIGINT only asks the loop to stop after
+the iteration in progress; the trainer then writes its checkpoint and raises
+:class:`TrainingInterrupted`.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a trainer's ``train`` after a whole iteration, whose checkpoint is written.
+
+    ``iteration`` is the last one done, ``checkpoint`` the file. A ``KeyboardInterrupt``, so code that
+    does not know it still stops as on any Ctrl-C.
+    """
+
+    def __init__(self, iteration: int, checkpoint: Path) -> None:
+        super().__init__(f"interrupted at iteration {iteration}; checkpoint written to {checkpoint}")
+        self.iteration = iteration
+        self.checkpoint = checkpoint
+
+
+class InterruptRequest:
+    """Set by the SIGINT handler of :func:`finish_iteration_on_interrupt`."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+
+@contextmanager
+def finish_iteration_on_interrupt(
+    on_interrupt: Callable[[], None] | None,
+) -> Iterator[InterruptRequest]:
+    """While inside, a first SIGINT only sets ``requested`` (and calls ``on_interrupt``); a second one
+    raises ``KeyboardInterrupt`` at once. The previous handler is restored on the way out.
+
+    Only the main thread can handle signals; elsewhere, or where SIGINT is ignored (a background job)
+    or handled outside Python, nothing is installed and Ctrl-C keeps its usual effect.
+    """
+    request = InterruptRequest()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous in (None, signal.SIG_IGN):
+        yield request
+        return
+
+    def handle(signum: int, frame: Any) -> None:
+        if request.requested:
+            raise KeyboardInterrupt
+        request.requested = True
+        if on_interrupt is not None:
+            on_interrupt()
+
+    signal.signal(signal.SIGINT, handle)
+    try:
+        yield request
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+__all__ = ["InterruptRequest", "TrainingInterrupted", "finish_iteration_on_interrupt"]

@@ -1,0 +1,283 @@
+"""A tabular MCCFR blueprint: the average strategy per (betting node, bucket), played like a network.
+
+:class:`TabularBlueprint` answers the same questions as the Deep CFR
+:class:`~pokerai.deepcfr.export.Blueprint` (``game``, ``encoder``, ``num_slots``,
+:meth:`~TabularBlueprint.probabilities_batch` on encoder records), so the blueprint
+agent, search, local best response and the analyzer play either kind.
+
+A record becomes an information set in two lookups:
+
+* **node**: the decision of the record's seat on its street whose chips in (both
+  players') and raise count are the record's, or the nearest one
+  (:meth:`~pokerai.tabular.tree.BettingTree.lookup`): after an opponent's bet off the
+  menu the blueprint plays the nearest state on it.
+* **bucket**: the card abstraction's bucket of the hole cards with the board so far.
+
+The node's actions may differ from the legal slots of the record's real state (off the
+tree); the strategy is restricted to the legal slots and renormalised, and a state where
+none of the node's actions is legal checks or calls.
+
+The folder. ``pokerai train`` writes ``blueprint/`` with ``config.yaml`` (the run's
+config, the card abstraction's inline) and ``strategy.npz`` (the normalised average
+strategy, float32, and a JSON record with the format, version, iteration and the table's
+SHA-256). The card abstraction is found in or built into the cache
+(:func:`~pokerai.abstraction.cache.cached_abstraction`), unless the folder carries it as
+``abstraction.npz`` (compressed; :meth:`TabularBlueprint.save` with ``abstraction=True``), as
+the shipped ``checkpoints/hunl_mccfr`` does, so that it plays at once on a fresh install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.abstraction.bets import CHECK_CALL_SLOT
+from pokerai.abstraction.buckets import AbstractionError, CardAbstraction
+from pokerai.abstraction.cache import cached_abstraction
+from pokerai.abstraction.isomorphism import BOARD_SIZES
+from pokerai.config import ConfigError, dump_config
+from pokerai.deepcfr.encoding import HUNLEncoder
+from pokerai.tabular.config import TabularConfig, load_tabular_config
+from pokerai.tabular.tree import BettingTree, hunl_betting_tree
+
+STRATEGY_FILE = "strategy.npz"
+"""The average strategy in a tabular blueprint folder."""
+ABSTRACTION_FILE = "abstraction.npz"
+"""The card abstraction a tabular blueprint folder may carry."""
+CONFIG_FILE = "config.yaml"
+FORMAT_NAME = "pokerai-tabular-blueprint"
+FORMAT_VERSION = 1
+
+
+class TabularBlueprintError(ValueError):
+    """A tabular blueprint folder that cannot be played; the message names the file and why."""
+
+
+def is_tabular_blueprint(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a tabular blueprint folder (it holds :data:`STRATEGY_FILE`)."""
+    return (Path(path) / STRATEGY_FILE).is_file()
+
+
+def normalised_strategy(
+    tree: BettingTree, buckets: tuple[int, ...], offsets: npt.NDArray[np.int64], sums: npt.NDArray[Any]
+) -> npt.NDArray[np.float32]:
+    """The strategy sums ``sums`` normalised per information set (uniform where never updated): float32."""
+    out = np.asarray(sums, dtype=np.float64).copy()
+    for node in tree.decisions.tolist():
+        count = int(tree.num_actions[node])
+        start = int(offsets[node])
+        rows = out[start : start + buckets[int(tree.street[node])] * count].reshape(-1, count)
+        totals = rows.sum(axis=1, keepdims=True)
+        rows[:] = np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), 1.0 / count)
+    return out.astype(np.float32)
+
+
+class TabularBlueprint:
+    """A playable tabular average strategy (module docstring)."""
+
+    kind = "mccfr"
+
+    def __init__(
+        self,
+        config: TabularConfig,
+        strategy: npt.NDArray[np.float32],
+        abstraction: CardAbstraction,
+        *,
+        iteration: int = 0,
+    ) -> None:
+        self.config = config
+        self.game = config.hunl.game()
+        self.tree = hunl_betting_tree(self.game.config, self.game.bets)
+        counts = tuple(abstraction.num_buckets(street) for street in range(4))
+        self.offsets, size = self.tree.offsets(counts)
+        if strategy.shape != (size,):
+            raise ValueError(
+                f"the strategy table has {strategy.size} entries; this game and abstraction need {size}"
+            )
+        self.strategy = np.asarray(strategy, dtype=np.float32)
+        self.abstraction = abstraction
+        self.encoder = HUNLEncoder(self.game)
+        self.num_slots = int(self.game.num_distinct_actions)
+        self.iteration = iteration
+
+    # ------------------------------------------------------------------ queries
+
+    def probabilities_batch(
+        self, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_], seat: int
+    ) -> npt.NDArray[np.float64]:
+        """Seat ``seat``'s average strategy at ``[N]`` encoder records with bool masks ``[N, num_slots]``:
+        float64 ``[N, num_slots]``, 0 on illegal slots (module docstring)."""
+        if seat not in (0, 1):
+            raise ValueError(f"seat {seat!r} is not 0 (button) or 1 (big blind)")
+        masks = np.asarray(masks, dtype=np.bool_)
+        count = len(records)
+        if masks.shape != (count, self.num_slots):
+            raise ValueError(f"masks must have shape [{count}, {self.num_slots}], got {list(masks.shape)}")
+        out = np.zeros((count, self.num_slots))
+        if count == 0:
+            return out
+        stack = self.config.hunl.stack
+        public = np.stack(
+            [records["street"], records["own_stack"], records["opponent_stack"], records["raises"]], axis=1
+        ).astype(np.int64)
+        keys, inverse = np.unique(public, axis=0, return_inverse=True)
+        for row, (street, own, opponent, raises) in enumerate(keys.tolist()):
+            members = np.flatnonzero(inverse.reshape(-1) == row)
+            committed = (stack - own, stack - opponent) if seat == 0 else (stack - opponent, stack - own)
+            node = self.tree.lookup(street, seat, committed, raises)
+            actions = int(self.tree.num_actions[node])
+            hole = records["hole"][members].astype(np.int64)
+            board = records["board"][members, : BOARD_SIZES[street]].astype(np.int64)
+            buckets = np.asarray(self.abstraction.bucket(street, hole, board), dtype=np.int64).reshape(-1)
+            rows = self.offsets[node] + buckets[:, None] * actions + np.arange(actions)
+            slots = self.tree.slots[node, :actions].astype(np.intp)
+            out[members[:, None], slots[None, :]] = self.strategy[rows]
+        out *= masks
+        totals = out.sum(axis=1, keepdims=True)
+        empty = totals[:, 0] <= 0
+        if np.any(empty):
+            fallback = np.where(
+                masks[empty, CHECK_CALL_SLOT], CHECK_CALL_SLOT, np.argmax(masks[empty], axis=1)
+            )
+            out[np.flatnonzero(empty), fallback] = 1.0
+            totals = out.sum(axis=1, keepdims=True)
+        return out / totals
+
+    def probabilities(self, state: Any) -> npt.NDArray[np.float64]:
+        """The average strategy of the player to act at a learning-game ``state``: float64 ``[num_slots]``."""
+        from pokerai.deepcfr.traversal import legal_mask
+
+        seat = state.current_player()
+        records = np.empty(1, dtype=self.encoder.record_dtype)
+        records[0] = self.encoder.record(state, seat)
+        return self.probabilities_batch(records, legal_mask(state, self.num_slots)[np.newaxis, :], seat)[0]
+
+    # ------------------------------------------------------------------ files
+
+    def save(self, folder: str | os.PathLike[str], *, abstraction: bool = False) -> Path:
+        """Write ``config.yaml`` and ``strategy.npz`` into ``folder``, each atomically; returns ``folder``.
+
+        ``abstraction`` also writes the card abstraction, compressed, as ``abstraction.npz``.
+        """
+        target = Path(folder)
+        target.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "kind": self.kind,
+            "iteration": self.iteration,
+            "sha256": _sha256(self.strategy),
+        }
+        _atomic_write(target / CONFIG_FILE, dump_config(self.config).encode())
+        _atomic_savez(target / STRATEGY_FILE, strategy=self.strategy, meta=np.array(json.dumps(meta)))
+        if abstraction:
+            self.abstraction.save(target / ABSTRACTION_FILE, compressed=True)
+        return target
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str]) -> TabularBlueprint:
+        """Load a tabular blueprint folder (its card abstraction from the cache, built if missing).
+
+        Raises :class:`TabularBlueprintError` naming the file when it is missing, corrupt or not one.
+        """
+        source = Path(folder)
+        strategy_file, config_file = source / STRATEGY_FILE, source / CONFIG_FILE
+        for file in (strategy_file, config_file):
+            if not file.is_file():
+                raise TabularBlueprintError(f"tabular blueprint {source} has no {file.name}")
+        try:
+            config = load_tabular_config(config_file)
+        except ConfigError as error:
+            raise TabularBlueprintError(f"tabular blueprint {config_file}: {error}") from None
+        try:
+            with np.load(strategy_file, allow_pickle=False) as archive:
+                strategy = np.asarray(archive["strategy"])
+                meta = json.loads(str(archive["meta"]))
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, json.JSONDecodeError) as error:
+            raise TabularBlueprintError(
+                f"{strategy_file}: the file is corrupt or truncated ({type(error).__name__}: {error})"
+            ) from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+            raise TabularBlueprintError(f"{strategy_file} is not a pokerai tabular blueprint")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise TabularBlueprintError(
+                f"{strategy_file} has format version {meta.get('format_version')!r}; "
+                f"this pokerai reads {FORMAT_VERSION}"
+            )
+        if strategy.dtype != np.float32 or strategy.ndim != 1 or meta.get("sha256") != _sha256(strategy):
+            raise TabularBlueprintError(
+                f"{strategy_file}: the strategy does not match its checksum (corrupt file)"
+            )
+        abstraction = _carried_abstraction(source / ABSTRACTION_FILE, config)
+        if abstraction is None:
+            abstraction, _, _ = cached_abstraction(config.abstraction_config)
+        try:
+            return cls(config, strategy, abstraction, iteration=int(meta.get("iteration", 0)))
+        except ValueError as error:
+            raise TabularBlueprintError(f"tabular blueprint {source}: {error}") from None
+
+    def __repr__(self) -> str:
+        return f"TabularBlueprint({self.config.name!r}, iteration={self.iteration})"
+
+
+def _carried_abstraction(file: Path, config: TabularConfig) -> CardAbstraction | None:
+    """The abstraction a blueprint folder carries in ``file``, or None when it carries none."""
+    if not file.is_file():
+        return None
+    try:
+        abstraction = CardAbstraction.load(file)
+    except AbstractionError as error:
+        raise TabularBlueprintError(f"tabular blueprint {file.parent}: {error}") from None
+    if abstraction.config != config.abstraction_config:
+        raise TabularBlueprintError(
+            f"{file} is not the card abstraction that {file.parent / CONFIG_FILE} names"
+        )
+    return abstraction
+
+
+def _sha256(array: npt.NDArray[Any]) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _atomic_savez(path: Path, **arrays: Any) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            np.savez(stream, **arrays)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+__all__ = [
+    "ABSTRACTION_FILE",
+    "STRATEGY_FILE",
+    "TabularBlueprint",
+    "TabularBlueprintError",
+    "is_tabular_blueprint",
+    "normalised_strategy",
+]

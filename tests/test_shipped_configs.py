@@ -21,8 +21,8 @@ def test_config_loads(path: Path) -> None:
     if path.stem.startswith("abstraction_"):
         assert load_abstraction_config(path).name == path.stem.removeprefix("abstraction_")
     elif is_tabular_config(yaml.safe_load(path.read_text())):
-        config = load_tabular_config(path)  # reads the card abstraction config it names
-        assert config.name == path.stem
+        tabular = load_tabular_config(path)  # reads the card abstraction config it names
+        assert tabular.name == path.stem
     else:
         config = load_deepcfr_config(path)
         assert config.game in path.stem

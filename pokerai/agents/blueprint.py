@@ -71,7 +71,7 @@ from pokerai.search.allin import (
     warm_up_allin,
 )
 from pokerai.search.hunl import ALL_COMBOS, COMBO_INDEX, combo_index, state_record, threshold_probabilities
-from pokerai.tabular.blueprint import TabularBlueprint, is_tabular_blueprint
+from pokerai.tabular.blueprint import AnyBlueprint, TabularBlueprint, is_tabular_blueprint
 
 ALLIN_ANSWERS = ("policy", "solve")
 """How the agent answers an all-in its menu does not have: the policy network, or a solved all-in game."""
@@ -215,7 +215,7 @@ class BlueprintAgent(Agent):
 
     def __init__(
         self,
-        blueprint: Blueprint,
+        blueprint: AnyBlueprint,
         *,
         sample: bool = True,
         threshold: float = 0.0,
@@ -482,7 +482,7 @@ def slot_range_policy(
     return RangePolicy.from_actions(rows, table)
 
 
-def load_blueprint(path: str | os.PathLike[str]) -> Blueprint | TabularBlueprint:
+def load_blueprint(path: str | os.PathLike[str]) -> AnyBlueprint:
     """The blueprint at ``path``: a tabular MCCFR folder (it holds ``strategy.npz``) or a Deep CFR one
     (``policy.npz`` or ``policy.pt``)."""
     if is_tabular_blueprint(path):

@@ -81,7 +81,6 @@ from pokerai.agents.blueprint import (
     replay_observation,
 )
 from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS, RiverCheckCap, RiverResponses
-from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.allin import load_solver_kernel, solver_ready
 from pokerai.search.hunl import (
@@ -96,6 +95,7 @@ from pokerai.search.hunl import (
 from pokerai.search.preflop import PreflopSolution, preflop_equity_matrix, solve_preflop
 from pokerai.search.subgame import blend
 from pokerai.search.turn import CONTINUATIONS, DEFAULT_RIVER_CARDS, TurnSolution, solve_turn
+from pokerai.tabular.blueprint import AnyBlueprint
 
 DEFAULT_ITERATIONS = 1000
 """The most CFR+ iterations a river solve runs (the time budget usually stops it first)."""
@@ -153,7 +153,7 @@ class SearchAgent(BlueprintAgent):
 
     def __init__(
         self,
-        blueprint: Blueprint,
+        blueprint: AnyBlueprint,
         *,
         sample: bool = True,
         threshold: float = 0.0,

@@ -54,7 +54,6 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
-from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
@@ -69,6 +68,7 @@ from pokerai.search.hunl import (
 from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, _pair_scores, preflop_equity_matrix
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
 from pokerai.search.turn import turn_matrices
+from pokerai.tabular.blueprint import AnyBlueprint
 
 VALID_MATRIX, EQUITY_MATRIX = 0, 1
 """Indices of the two matrices of an all-in game: pairs that can meet (folds), and the all-in equity."""
@@ -226,7 +226,7 @@ def before_last_action(state: HUNLState) -> HUNLState:
 
 
 def solve_allin(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     *,
     iterations: int = DEFAULT_ITERATIONS,

@@ -72,7 +72,6 @@ from pokerai.abstraction.bets import (
     translate,
 )
 from pokerai.deepcfr.encoding import NOT_DEALT
-from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLState, Street
@@ -90,6 +89,7 @@ from pokerai.search.subgame import (
     solve,
     with_resolve_gadget,
 )
+from pokerai.tabular.blueprint import AnyBlueprint
 
 NUM_COMBOS = NUM_CARDS * (NUM_CARDS - 1) // 2
 """Two-card combinations: 1,326."""
@@ -184,7 +184,7 @@ def state_record(
 
 
 def combo_probabilities(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     combos: npt.NDArray[np.int64],
     threshold: float = 0.0,
@@ -246,12 +246,12 @@ PREFLOP_CACHE_SIZE = 256
 (each float64 ``[1326, num_slots]``, about 85 kB with 8 slots)."""
 
 _PREFLOP_PROBABILITIES: weakref.WeakKeyDictionary[
-    Blueprint, OrderedDict[Any, tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]]
+    AnyBlueprint, OrderedDict[Any, tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]]
 ] = weakref.WeakKeyDictionary()
 
 
 def _history_probabilities(
-    blueprint: Blueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
+    blueprint: AnyBlueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
 ) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
     """:func:`combo_probabilities` (unthresholded) for ``candidates`` at a past decision ``state``.
 
@@ -277,7 +277,7 @@ def _history_probabilities(
 
 
 def public_beliefs(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     *,
     threshold: float = 0.0,
@@ -645,7 +645,7 @@ def build_river_subgame(
 
 
 def blueprint_layout(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     subgame: Subgame,
     decision_states: dict[int, HUNLState],
     hands: npt.NDArray[np.int64],
@@ -671,7 +671,7 @@ def blueprint_layout(
 
 
 def river_blueprint_strategy(
-    blueprint: Blueprint, river: RiverSubgame, threshold: float = 0.0
+    blueprint: AnyBlueprint, river: RiverSubgame, threshold: float = 0.0
 ) -> npt.NDArray[np.float64]:
     """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout for ``river.subgame``.
 
@@ -733,7 +733,7 @@ def with_any_allin(abstraction: BetAbstraction) -> BetAbstraction:
 
 
 def solve_river(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     *,
     iterations: int,
@@ -942,7 +942,7 @@ def search_probabilities(
 
 
 def search_decision(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     hole_cards: tuple[int, int],
     *,

@@ -43,7 +43,6 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import BetAbstraction
-from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import HUNLState, Street
 from pokerai.search.hunl import (
@@ -56,6 +55,7 @@ from pokerai.search.hunl import (
     public_beliefs,
 )
 from pokerai.search.subgame import Decision, Subgame, Terminal, inner_solution, solve, with_resolve_gadget
+from pokerai.tabular.blueprint import AnyBlueprint
 
 FOLD_MATRIX, EQUITY_MATRIX = 0, 1
 """Indices of the preflop subgame's two payoff matrices: valid pairs (folds) and all-in equity."""
@@ -238,7 +238,7 @@ class PreflopSolution:
 
 
 def solve_preflop(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     *,
     iterations: int,

@@ -59,7 +59,6 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
-from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import HUNLState, Street
@@ -85,6 +84,7 @@ from pokerai.search.subgame import (
     solve,
     with_resolve_gadget,
 )
+from pokerai.tabular.blueprint import AnyBlueprint
 
 VALID_MATRIX, EQUITY_MATRIX = 0, 1
 """Indices of the two matrices every turn subgame shares: pairs that can meet, and the all-in equity."""
@@ -221,7 +221,7 @@ def _biased(
 
 
 def leaf_matrices(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     leaf: HUNLState,
     hands: npt.NDArray[np.int64],
     river_cards: Sequence[int],
@@ -351,7 +351,7 @@ class TurnSubgame:
 
 
 def build_turn_subgame(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     beliefs: npt.ArrayLike,
     *,
@@ -458,7 +458,7 @@ def build_turn_subgame(
 
 
 def turn_blueprint_strategy(
-    blueprint: Blueprint, turn: TurnSubgame, threshold: float = 0.0
+    blueprint: AnyBlueprint, turn: TurnSubgame, threshold: float = 0.0
 ) -> npt.NDArray[np.float64]:
     """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout for ``turn.subgame``.
 
@@ -511,7 +511,7 @@ class TurnSolution:
 
 
 def solve_turn(
-    blueprint: Blueprint,
+    blueprint: AnyBlueprint,
     state: HUNLState,
     *,
     iterations: int,

@@ -34,7 +34,7 @@ import os
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,7 @@ from pokerai.abstraction.cache import cached_abstraction
 from pokerai.abstraction.isomorphism import BOARD_SIZES
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.encoding import HUNLEncoder
+from pokerai.deepcfr.export import Blueprint
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.tree import BettingTree, hunl_betting_tree
 
@@ -273,9 +274,14 @@ def _atomic_savez(path: Path, **arrays: Any) -> None:
         raise
 
 
+AnyBlueprint: TypeAlias = "Blueprint | TabularBlueprint"
+"""A playable blueprint of either kind: the agents and search take both."""
+
+
 __all__ = [
     "ABSTRACTION_FILE",
     "STRATEGY_FILE",
+    "AnyBlueprint",
     "TabularBlueprint",
     "TabularBlueprintError",
     "is_tabular_blueprint",

@@ -40,7 +40,7 @@ class TabularConfig:
     """A tabular MCCFR run on the bucketed hold'em game (:mod:`pokerai.tabular.mccfr`)."""
 
     name: str = "mccfr"
-    algorithm: Literal["mccfr"] = ALGORITHM
+    algorithm: Literal["mccfr"] = "mccfr"
     game: Literal["hunl"] = "hunl"
     hunl: HUNLSettings = field(default_factory=HUNLSettings)
     abstraction: AbstractionConfig | str = field(

@@ -40,8 +40,8 @@ class LeducBuckets:
 
     name: str
     counts: tuple[int, int]
-    first: Callable[[int], int]
-    second: Callable[[int, int], int]
+    first: Callable[[Any], Any]
+    second: Callable[[Any, Any], Any]
 
 
 IDENTITY = LeducBuckets("identity", (6, 36), lambda card: card, lambda card, board: 6 * card + board)

@@ -257,19 +257,19 @@ class TabularMCCFR:
 
     def run(
         self,
-        buckets: npt.NDArray[np.integer],
-        results: npt.NDArray[np.integer],
-        pruned: npt.NDArray[np.bool_] | None = None,
+        deal_buckets: npt.ArrayLike,
+        deal_results: npt.ArrayLike,
+        prune: npt.ArrayLike | None = None,
         *,
         threads: int = 1,
     ) -> int:
-        """Traverse one deal per row: ``buckets`` uint8 ``[N, 2, streets]`` (each player's bucket on
-        each street), ``results`` ``[N]`` (+1 player 0 wins the showdown, 0 tie, -1 loses),
-        ``pruned`` bool ``[N]`` (which iterations prune; by default those that
+        """Traverse one deal per row: ``deal_buckets`` ints ``[N, 2, streets]`` (each player's bucket on
+        each street), ``deal_results`` ``[N]`` (+1 player 0 wins the showdown, 0 tie, -1 loses),
+        ``prune`` bool ``[N]`` (which iterations prune; by default those that
         :meth:`prune_draws` would pick from the settings). Applies the discounts that fall
         inside the rows. Returns the nodes touched."""
-        buckets = np.ascontiguousarray(buckets, dtype=np.int64)
-        results = np.ascontiguousarray(results, dtype=np.float64)
+        buckets = np.ascontiguousarray(deal_buckets, dtype=np.int64)
+        results = np.ascontiguousarray(deal_results, dtype=np.float64)
         count = buckets.shape[0]
         if buckets.ndim != 3 or buckets.shape[1] != 2 or buckets.shape[2] < len(self.buckets):
             raise ValueError(
@@ -280,9 +280,7 @@ class TabularMCCFR:
         limits = np.asarray(self.buckets, dtype=np.int64)
         if count and (buckets.min() < 0 or np.any(buckets[:, :, : limits.size].max(axis=(0, 1)) >= limits)):
             raise ValueError(f"a bucket lies outside the streets' bucket counts {list(self.buckets)}")
-        if pruned is None:
-            pruned = self.prune_draws(count)
-        pruned = np.ascontiguousarray(pruned, dtype=np.bool_)
+        pruned = np.ascontiguousarray(self.prune_draws(count) if prune is None else prune, dtype=np.bool_)
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads {threads!r} is not a whole number >= 1")
         touched = 0

@@ -32,7 +32,9 @@ def test_hunl_paths_agree_with_the_engine() -> None:
             assert sorted(tree.slots[node, :count].tolist()) == np.flatnonzero(mask).tolist()
             assert tuple(tree.committed[node]) == tuple(state.committed)
             choice = int(rng.integers(count))
-            state.apply(actions[int(tree.slots[node, choice])])
+            action = actions[int(tree.slots[node, choice])]
+            assert action is not None
+            state.apply(action)
             node = int(tree.children[node, choice])
         kind = int(tree.player[node])
         reached[kind] += 1

@@ -370,7 +370,10 @@ def hand_aivat(
         results = sign * (2.0 * walk.equity - 1.0) * state.committed[0]
     kept = walk.weights > 0
     weights = walk.weights[kept]
-    return float(weights @ (results[kept] + walk.terms[kept]) / weights.sum())
+    # Sums, not BLAS products: a multithreaded BLAS adds in another order, and the estimate must not
+    # depend on how many threads the process has (duplicate matches give the same result on any
+    # number of workers).
+    return float((weights * (results[kept] + walk.terms[kept])).sum() / weights.sum())
 
 
 @dataclass(frozen=True)
@@ -425,7 +428,7 @@ def _mean_value(
     worth what it wins. Never forms the ``[A, L]`` values (a random agent has thousands of rows)."""
     stakes, folds = _stakes(state, policy, config)
     fold_probability = policy.probabilities[folds].sum(axis=0)
-    expected_stake = stakes[~folds] @ policy.probabilities[~folds]
+    expected_stake = (stakes[~folds, np.newaxis] * policy.probabilities[~folds]).sum(axis=0)
     values: npt.NDArray[np.float64] = fold_probability * _fold_value(state, player)
     return values + strength * expected_stake
 

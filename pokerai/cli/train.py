@@ -37,6 +37,7 @@ from pokerai.cli.arguments import count
 from pokerai.cli.output import emit, progress_bar
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, replace
+from pokerai.interrupts import TrainingInterrupted
 
 if TYPE_CHECKING:  # torch: imported when a run starts, after the check that it is installed
     from pokerai.deepcfr.trainer import DeepCFRTrainer, Evaluator
@@ -282,15 +283,21 @@ def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
 
 
 def _report_interrupt(trainer: DeepCFRTrainer, stop: KeyboardInterrupt) -> None:
-    from pokerai.deepcfr.trainer import CHECKPOINT_NAME, TrainingInterrupted
+    from pokerai.deepcfr.trainer import CHECKPOINT_NAME
 
-    resume = f"continue with: pokerai train --resume {trainer.run_dir}"
+    report_interrupt(trainer.run_dir / CHECKPOINT_NAME, trainer.iteration, stop)
+
+
+def report_interrupt(checkpoint: Path, iteration: int, stop: KeyboardInterrupt) -> None:
+    """Say on stderr how a run whose checkpoint file is ``checkpoint`` stopped at ``iteration``, and
+    how to resume it."""
+    resume = f"continue with: pokerai train --resume {checkpoint.parent}"
     if isinstance(stop, TrainingInterrupted):
         line = f"interrupted at iteration {stop.iteration}; checkpoint written; {resume}"
-    elif (trainer.run_dir / CHECKPOINT_NAME).is_file():
-        line = f"aborted during iteration {trainer.iteration}; the last checkpoint is intact; {resume}"
+    elif checkpoint.is_file():
+        line = f"aborted during iteration {iteration}; the last checkpoint is intact; {resume}"
     else:
-        line = f"aborted during iteration {trainer.iteration}, before the first checkpoint"
+        line = f"aborted during iteration {iteration}, before the first checkpoint"
     print(line, file=sys.stderr)
 
 

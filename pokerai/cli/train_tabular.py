@@ -20,7 +20,6 @@ from typing import Any
 
 from pokerai.cli.output import emit, progress_bar
 from pokerai.config import ConfigError, dump_config
-from pokerai.interrupts import TrainingInterrupted
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.trainer import CHECKPOINT_NAME, TabularCheckpointError, TabularEvaluator, TabularTrainer
 
@@ -95,7 +94,7 @@ def train_tabular(trainer: TabularTrainer, args: argparse.Namespace) -> int:
     """Run ``trainer`` to the end (or Ctrl-C), log to TensorBoard, export the blueprint; the exit status."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from pokerai.cli.train import INTERRUPTED, _write_now
+    from pokerai.cli.train import INTERRUPTED, _write_now, report_interrupt
 
     where = trainer.abstraction_file
     if where is not None and not args.json:
@@ -134,14 +133,7 @@ def train_tabular(trainer: TabularTrainer, args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     if interrupted is not None:
-        resume = f"continue with: pokerai train --resume {trainer.run_dir}"
-        if isinstance(interrupted, TrainingInterrupted):
-            line = f"interrupted at iteration {interrupted.iteration}; checkpoint written; {resume}"
-        elif (trainer.run_dir / CHECKPOINT_NAME).is_file():
-            line = f"aborted during iteration {trainer.iteration}; the last checkpoint is intact; {resume}"
-        else:
-            line = f"aborted during iteration {trainer.iteration}, before the first checkpoint"
-        print(line, file=sys.stderr)
+        report_interrupt(trainer.run_dir / CHECKPOINT_NAME, trainer.iteration, interrupted)
         return INTERRUPTED
     blueprint = trainer.export()
     payload = {

@@ -33,8 +33,9 @@ import json
 import os
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, BinaryIO, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -177,8 +178,9 @@ class TabularBlueprint:
             "iteration": self.iteration,
             "sha256": _sha256(self.strategy),
         }
-        _atomic_write(target / CONFIG_FILE, dump_config(self.config).encode())
-        _atomic_savez(target / STRATEGY_FILE, strategy=self.strategy, meta=np.array(json.dumps(meta)))
+        text = dump_config(self.config).encode()
+        write_atomically(target / CONFIG_FILE, lambda stream: stream.write(text))
+        save_arrays(target / STRATEGY_FILE, strategy=self.strategy, meta=np.array(json.dumps(meta)))
         if abstraction:
             self.abstraction.save(target / ABSTRACTION_FILE, compressed=True)
         return target
@@ -248,11 +250,13 @@ def _sha256(array: npt.NDArray[Any]) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
+    """Write ``path`` through ``write(stream)`` into a temporary file beside it, fsync, then rename it
+    into place: a reader sees the old file or the whole new one, never a part."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            write(stream)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)
@@ -261,17 +265,9 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def _atomic_savez(path: Path, **arrays: Any) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def save_arrays(path: Path, **arrays: Any) -> None:
+    """``numpy.savez`` of ``arrays`` to ``path``, atomically (:func:`write_atomically`)."""
+    write_atomically(path, lambda stream: np.savez(stream, **arrays))
 
 
 AnyBlueprint: TypeAlias = "Blueprint | TabularBlueprint"
@@ -286,4 +282,6 @@ __all__ = [
     "TabularBlueprintError",
     "is_tabular_blueprint",
     "normalised_strategy",
+    "save_arrays",
+    "write_atomically",
 ]

@@ -29,7 +29,7 @@ from pokerai.abstraction.isomorphism import BOARD_SIZES
 from pokerai.config import ConfigError, config_to_dict
 from pokerai.engine.evaluator import rank_hands
 from pokerai.interrupts import TrainingInterrupted, finish_iteration_on_interrupt
-from pokerai.tabular.blueprint import TabularBlueprint, _atomic_savez, normalised_strategy
+from pokerai.tabular.blueprint import TabularBlueprint, normalised_strategy, save_arrays
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.mccfr import TabularMCCFR
 from pokerai.tabular.tree import hunl_betting_tree
@@ -191,7 +191,7 @@ class TabularTrainer:
             "config": config_to_dict(self.config),
         }
         path = self.run_dir / CHECKPOINT_NAME
-        _atomic_savez(
+        save_arrays(
             path,
             regrets=self.solver.regrets,
             strategy_sum=self.solver.strategy_sum,

@@ -23,7 +23,7 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.search.allin import DEFAULT_ITERATIONS, allin_matrices, before_last_action, solve_allin
-from pokerai.search.hunl import public_beliefs
+from pokerai.search.beliefs import public_beliefs
 
 DECK = parse_cards("AhKd 7c7d Qs9h2c 5d 3s")
 CHECKS = [(1, ActionKind.CHECK, 0), (0, ActionKind.CHECK, 0)]

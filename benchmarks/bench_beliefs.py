@@ -4,7 +4,7 @@
 network, once per past decision, for the acting player's probabilities over the
 hands still in its range. A preflop decision does not depend on the board, so
 its answers for all 1,326 combinations are kept per preflop history
-(``pokerai.search.hunl.PREFLOP_CACHE_SIZE`` of them) and reused by later hands.
+(``pokerai.search.beliefs.PREFLOP_CACHE_SIZE`` of them) and reused by later hands.
 This script times both ways on the same river decisions, in the same run:
 
 * **fresh**: every past decision is a network call over the hands still in the
@@ -39,7 +39,8 @@ from bench_search_hunl import street_decisions  # benchmarks/ is on the path of 
 
 from pokerai.agents.blueprint import replay_observation
 from pokerai.deepcfr.export import Blueprint
-from pokerai.search import hunl
+from pokerai.search import beliefs as belief_module
+from pokerai.search.combos import NUM_COMBOS
 
 
 def main() -> None:
@@ -57,33 +58,34 @@ def main() -> None:
     observations = street_decisions(blueprint, args.decisions, args.threshold, args.seed)
     states = [replay_observation(observation) for observation in observations]
 
-    original = hunl.combo_probabilities
+    original = belief_module.combo_probabilities
     misses = [0]  # network calls over all 1,326 combinations: preflop histories not in the cache
 
     def fresh(model: Blueprint, state: Any, candidates: npt.NDArray[np.int64]) -> Any:
         return original(model, state, candidates, 0.0)
 
     def counted(model: Blueprint, state: Any, combos: npt.NDArray[np.int64], threshold: float = 0.0) -> Any:
-        misses[0] += len(combos) == hunl.NUM_COMBOS
+        misses[0] += len(combos) == NUM_COMBOS
         return original(model, state, combos, threshold)
 
     def timed(cached: bool) -> tuple[list[float], list[npt.NDArray[np.float64]], int]:
         """One pass over the decisions; a cached pass starts from an empty cache."""
         milliseconds: list[float] = []
         beliefs: list[npt.NDArray[np.float64]] = []
-        way = hunl._history_probabilities if cached else fresh
-        with mock.patch.object(hunl, "_history_probabilities", way):
-            hunl.public_beliefs(blueprint, states[0], threshold=args.threshold)  # warm-up: torch kernels
-            hunl._PREFLOP_PROBABILITIES.pop(blueprint, None)
+        way = belief_module._history_probabilities if cached else fresh
+        with mock.patch.object(belief_module, "_history_probabilities", way):
+            # A warm-up: torch's kernels.
+            belief_module.public_beliefs(blueprint, states[0], threshold=args.threshold)
+            belief_module._PREFLOP_PROBABILITIES.pop(blueprint, None)
             misses[0] = 0
             for state in states:
                 started = time.perf_counter()
-                beliefs.append(hunl.public_beliefs(blueprint, state, threshold=args.threshold))
+                beliefs.append(belief_module.public_beliefs(blueprint, state, threshold=args.threshold))
                 milliseconds.append(1000.0 * (time.perf_counter() - started))
         return milliseconds, beliefs, misses[0]
 
     passes = []
-    with mock.patch.object(hunl, "combo_probabilities", counted):
+    with mock.patch.object(belief_module, "combo_probabilities", counted):
         for cached in (False, True, True, False):  # both orders, so neither way always runs first
             passes.append((cached, *timed(cached)))
     reference = passes[0][2]

@@ -34,7 +34,9 @@ from bench_search_hunl import street_decisions  # benchmarks/ is on the path of 
 from pokerai.agents.blueprint import replay_observation
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import HUNLState
-from pokerai.search.hunl import build_river_subgame, public_beliefs, river_card_payoffs
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.river import build_river_subgame
+from pokerai.search.showdown import river_card_payoffs
 from pokerai.search.subgame import Solution, Subgame, _reach, solve
 
 

@@ -32,9 +32,10 @@ import torch
 
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent
-from pokerai.agents.search import DEFAULT_ITERATIONS, DEFAULT_MAX_RAISES, SearchAgent
+from pokerai.agents.search import SearchAgent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import HUNLState, Street
+from pokerai.search.config import RiverSearch, SearchConfig
 
 
 def street_decisions(
@@ -88,8 +89,9 @@ def main() -> None:
     parser.add_argument("--blueprint", default="checkpoints/hunl_tiny_v1")
     parser.add_argument("--decisions", type=int, default=40)
     parser.add_argument("--budgets", default="75,300,1000", help="search time budgets in ms, comma-separated")
-    parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS)
-    parser.add_argument("--max-raises", type=int, default=DEFAULT_MAX_RAISES)
+    defaults = SearchConfig().river
+    parser.add_argument("--iterations", type=int, default=defaults.iterations)
+    parser.add_argument("--max-raises", type=int, default=defaults.max_raises)
     parser.add_argument("--threshold", type=float, default=0.3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -115,14 +117,8 @@ def main() -> None:
     budgets = [float(text) for text in args.budgets.split(",")]
     settings = [(False, budget) for budget in budgets] + [(True, budget) for budget in budgets if args.safe]
     for safe, budget in settings:
-        agent = SearchAgent(
-            blueprint,
-            threshold=args.threshold,
-            iterations=args.iterations,
-            budget_ms=budget,
-            max_raises=args.max_raises,
-            safe=safe,
-        )
+        river = RiverSearch(iterations=args.iterations, budget_ms=budget, max_raises=args.max_raises)
+        agent = SearchAgent(blueprint, SearchConfig(river=river, safe=safe), threshold=args.threshold)
         milliseconds, iterations, nodes, hands = time_agent(agent, observations)
         name = "search, safe" if safe else "search"
         print(

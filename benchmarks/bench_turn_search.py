@@ -31,6 +31,7 @@ from bench_search_hunl import percentile, street_decisions  # benchmarks/ is on 
 from pokerai.agents.search import SearchAgent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Street
+from pokerai.search.config import SearchConfig, TurnLeaves, TurnSearch
 from pokerai.search.turn import TurnSolution
 
 
@@ -61,13 +62,23 @@ def main() -> None:
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for budget in [float(text) for text in args.turn_budgets.split(",")]:
-        for leaves, safe in (("depth_limited", False), ("blueprint", False), ("depth_limited", True)):
-            options = {
-                "threshold": args.threshold, "turn": True, "turn_budget_ms": budget,
-                "turn_leaves": leaves, "river_cards": args.river_cards, "safe": safe,
-            }  # fmt: skip
-            SearchAgent(blueprint, **options).decision(observations[0])  # warm-up: tables, torch kernels
-            agent = SearchAgent(blueprint, **options)
+        settings: tuple[tuple[TurnLeaves, bool], ...] = (
+            ("depth_limited", False),
+            ("blueprint", False),
+            ("depth_limited", True),
+        )
+        for leaves, safe in settings:
+            # The turn searched with the river's iterations (as the spec's turn=1 does).
+            turn = TurnSearch(
+                iterations=SearchConfig().river.iterations,
+                budget_ms=budget,
+                leaves=leaves,
+                river_cards=args.river_cards,
+            )
+            config = SearchConfig(turn=turn, safe=safe)
+            # A warm-up: tables, torch kernels.
+            SearchAgent(blueprint, config, threshold=args.threshold).decision(observations[0])
+            agent = SearchAgent(blueprint, config, threshold=args.threshold)
             milliseconds: list[float] = []
             solutions: list[TurnSolution] = []
             for observation in observations:

@@ -34,7 +34,7 @@ from pokerai.agents.blueprint import BlueprintAgent
 from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.eval.duplicate import DuplicateResult, duplicate_match, mean_ci95
-from pokerai.search.hunl import threshold_probabilities
+from pokerai.search.beliefs import threshold_probabilities
 
 
 class MixtureAgent(BlueprintAgent):

@@ -35,7 +35,8 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.equity import hand_class, preflop_equity_table
 from pokerai.engine.state import ActionKind, HUNLState
-from pokerai.search.hunl import ALL_COMBOS, combo_index, combo_probabilities
+from pokerai.search.beliefs import combo_probabilities
+from pokerai.search.combos import ALL_COMBOS, combo_index
 from pokerai.search.preflop import preflop_equity_matrix
 
 

@@ -118,7 +118,7 @@ def test_imports_down_and_sideways_are_allowed(tmp_path: Path) -> None:
     root = tmp_path / "pokerai"
     (root / "agents").mkdir(parents=True)
     (root / "agents" / "spec.py").write_text(
-        "from pokerai.engine.state import Action\nfrom . import base\nfrom ..search.hunl import x\n"
+        "from pokerai.engine.state import Action\nfrom . import base\nfrom ..search.river import x\n"
         "import numpy\nfrom pokerai import config\n"
     )
     assert upward_imports(root) == []

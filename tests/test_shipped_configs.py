@@ -10,6 +10,7 @@ import yaml
 from pokerai.abstraction.buckets import load_abstraction_config
 from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.trainer import load_deepcfr_config, replace
+from pokerai.search.config import load_search_config
 from pokerai.tabular.config import is_tabular_config, load_tabular_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +21,8 @@ CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 def test_config_loads(path: Path) -> None:
     if path.stem.startswith("abstraction_"):
         assert load_abstraction_config(path).name == path.stem.removeprefix("abstraction_")
+    elif path.stem.startswith("search_"):
+        load_search_config(path)  # tests/search/test_search_config.py checks its values
     elif is_tabular_config(yaml.safe_load(path.read_text())):
         tabular = load_tabular_config(path)  # reads the card abstraction config it names
         assert tabular.name == path.stem

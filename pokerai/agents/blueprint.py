@@ -70,7 +70,8 @@ from pokerai.search.allin import (
     solver_ready,
     warm_up_allin,
 )
-from pokerai.search.hunl import ALL_COMBOS, COMBO_INDEX, combo_index, state_record, threshold_probabilities
+from pokerai.search.beliefs import state_record, threshold_probabilities
+from pokerai.search.combos import ALL_COMBOS, COMBO_INDEX, combo_index
 from pokerai.tabular.blueprint import AnyBlueprint, TabularBlueprint, is_tabular_blueprint
 
 ALLIN_ANSWERS = ("policy", "solve")

@@ -1,6 +1,6 @@
 """Opponent models learnt during a match: the river check's cap, and the answers to a river bet.
 
-The search's beliefs (:func:`pokerai.search.hunl.public_beliefs`) assume the
+The search's beliefs (:func:`pokerai.search.beliefs.public_beliefs`) assume the
 opponent plays like the blueprint. Against an opponent that does not, the
 opponent's range can be far from the blueprint's; the clearest case is a
 *capped* check: a player that bets every strong hand on the river, so that its
@@ -10,11 +10,11 @@ that should bet.
 
 :class:`RiverCheckCap` learns that cap from the hands the opponent showed
 down after opening the river with a check (as the player out of position).
-Each such hand adds its :func:`~pokerai.search.hunl.river_strength` on the
+Each such hand adds its :func:`~pokerai.search.showdown.river_strength` on the
 board (the share of hands it beats). After ``min_showdowns`` of them the cap
 is the strongest one seen plus ``margin`` (at most 1), and the river search
-(:func:`~pokerai.search.hunl.solve_river`, ``opponent_cap``) keeps only
-:data:`~pokerai.search.hunl.CAP_FLOOR` of its belief in each hand above the cap
+(:func:`~pokerai.search.river.solve_river`, ``opponent_cap``) keeps only
+:data:`~pokerai.search.responses.CAP_FLOOR` of its belief in each hand above the cap
 when the opponent has checked. One strong hand shown after a check lifts the
 cap above it, so against an opponent that checks strong hands as often as
 the blueprint (or the blueprint itself) the cap soon reaches 1 and changes nothing.
@@ -23,7 +23,7 @@ the blueprint (or the blueprint itself) the cap soon reaches 1 and changes nothi
 of the river (fold, call or raise), by the bet's size and by whether the
 opponent had checked first; folds count too, so it needs no showdown. The
 river search mixes the matching strategy into the opponent's answer
-(:func:`~pokerai.search.hunl.response_strategies`): the weakest hands of its
+(:func:`~pokerai.search.responses.response_strategies`): the weakest hands of its
 range fold and the strongest raise in the counted shares, trusted
 ``n / (n + prior)`` after ``n`` answers.
 
@@ -39,18 +39,17 @@ import math
 
 from pokerai.agents.base import HandSummary
 from pokerai.engine.state import ActionKind, HUNLState, Street
-from pokerai.search.hunl import (
+from pokerai.search.combos import combo_index
+from pokerai.search.responses import (
+    DEFAULT_MIN_SHOWDOWNS,
     DEFAULT_RESPONSE_PRIOR,
     RESPONSE_SIZES,
     ResponseCounts,
-    combo_index,
     opened_river_with_check,
-    river_strength,
     size_bucket,
 )
+from pokerai.search.showdown import river_strength
 
-DEFAULT_MIN_SHOWDOWNS = 30
-"""Showdowns after the opponent's river check before the cap is used."""
 DEFAULT_MARGIN = 0.02
 """Strength added to the strongest checked hand seen."""
 
@@ -72,7 +71,7 @@ class RiverCheckCap:
         self.showdowns = 0
         """Showdowns seen after the opponent opened the river with a check."""
         self.strongest = 0.0
-        """The strongest of those hands (:func:`~pokerai.search.hunl.river_strength`); 0 before any."""
+        """The strongest of those hands (:func:`~pokerai.search.showdown.river_strength`); 0 before any."""
 
     def observe(self, summary: HandSummary) -> bool:
         """Learn from a finished hand; True if it was a showdown after the opponent's river check."""
@@ -144,7 +143,6 @@ _PLACEHOLDER_DECK = tuple(range(9))
 
 __all__ = [
     "DEFAULT_MARGIN",
-    "DEFAULT_MIN_SHOWDOWNS",
     "RiverCheckCap",
     "RiverResponses",
 ]

@@ -14,30 +14,21 @@ after a ``?``: ``blueprint:PATH?threshold=0.3`` drops actions the policy plays w
 (:class:`~pokerai.agents.blueprint.BlueprintAgent`); ``allin=solve`` answers
 an all-in the menu does not have with a solved call-or-fold game
 (:mod:`pokerai.search.allin`; default ``policy``: the network). ``search:PATH`` plays the
-same blueprint with real-time search on the river
-(:class:`~pokerai.agents.search.SearchAgent`), with the options
-``threshold``, ``purify`` and ``allin`` as for ``blueprint:`` and ``iterations=N``
-(the most CFR+ iterations of a river solve, default 1000), ``budget_ms=M``
-(milliseconds a solve may take, default 65; ``none`` for no limit),
-``full_iterations=F`` (iterations at which the solve's strategy fully
-replaces the blueprint's, default 100), ``max_raises=R`` (raises inside the
-river subgame, default 2; ``none`` for no cap) and ``safe=1`` (the safe
-re-solving gadget; one blueprint call per subgame decision, so use a larger
-budget), e.g.
-``search:PATH?budget_ms=300&threshold=0.3``. ``river_allin=1`` puts all-in
-at any size on the river search's menu (the blueprint's may cap it at a few
-pots). ``opponent_threshold=T`` thresholds the blueprint at ``T`` instead
-of ``threshold`` where it models the opponent's past actions in the beliefs
-of the river, turn and preflop solves (``0``: every action the network plays
-at all). ``turn=1`` also searches the
-turn, depth-limited (:mod:`pokerai.search.turn`), with ``turn_budget_ms``
-(the turn solve's milliseconds after its leaves are built, default 1000;
-``none``), ``turn_max_raises`` (default 1), ``turn_leaves`` (``depth_limited``,
-the default, or ``blueprint``) and ``river_cards`` (river cards per leaf
-rollout, default 8, at least 5; ``all``). ``preflop=1`` also searches preflop
-decisions (:mod:`pokerai.search.preflop`: leaves valued by all-in equity), with
-``preflop_budget_ms`` (default 5000; ``none``) and ``preflop_max_raises``
-(default 2). An unknown or
+same blueprint with real-time search (:class:`~pokerai.agents.search.SearchAgent`),
+with the options ``threshold``, ``purify`` and ``allin`` as for ``blueprint:`` and the
+keys of its :class:`~pokerai.search.config.SearchConfig` (``configs/search_default.yaml``
+writes out their defaults), dotted below a street: ``river.budget_ms=M`` (milliseconds a
+river solve may take, default 65; ``none`` for no limit), ``river.iterations``,
+``river.full_iterations``, ``river.max_raises``, ``turn.iterations=N`` and
+``preflop.iterations=N`` (search those streets too; default 0, off), ``safe=1`` (the safe
+re-solving gadget; one blueprint call per subgame decision, so use a larger budget),
+``river_allin=1``, ``opponent_threshold=T``, ``check_cap=1``, ``responses=1`` and the
+rest that ``pokerai agents`` lists, e.g. ``search:PATH?river.budget_ms=300&threshold=0.3``.
+The flat keys of earlier specs still work (:data:`~pokerai.search.config.SPEC_ALIASES`):
+``iterations``, ``budget_ms``, ``full_iterations``, ``max_raises``, ``turn=1`` (the turn
+searched with the river's iterations) with ``turn_budget_ms``, ``turn_max_raises``,
+``turn_leaves`` and ``river_cards``, and ``preflop=1`` with ``preflop_budget_ms`` and
+``preflop_max_raises``. :func:`~pokerai.search.config.with_overrides` checks them all. An unknown or
 malformed option is a ``ValueError``. Anything else is a ``ValueError`` that
 names the spec and lists the valid ones.
 """
@@ -46,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pokerai.agents.base import Agent
 from pokerai.agents.baselines import AllInAgent, CallAgent, RaiseAgent, RandomAgent
@@ -94,14 +86,14 @@ class SpecInfo:
 def agent_catalogue() -> tuple[SpecInfo, ...]:
     """Every spec :func:`make_agent` accepts, with its options and their defaults (``pokerai agents``).
 
-    Defaults are read from the constants the agents use; ``tests/agents/test_spec.py`` holds
-    the option keys equal to the ones :func:`make_agent` parses.
+    Defaults are read from the constants the agents use (the search's from
+    :class:`~pokerai.search.config.SearchConfig`, each key's help from its field);
+    ``tests/cli/test_startup.py`` holds the option keys equal to the ones :func:`make_agent` parses.
     """
-    from pokerai.agents import search as search_agent
-    from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS
-    from pokerai.search.hunl import DEFAULT_RESPONSE_PRIOR
-    from pokerai.search.turn import DEFAULT_RIVER_CARDS
+    from pokerai.search.config import SPEC_ALIASES, SearchConfig, config_field, config_keys, config_value
+    from pokerai.search.config import spec_value as text
 
+    defaults = SearchConfig()
     probability = "probability in (0, 1]"
     blueprint_options = (
         SpecOption("threshold", "0", "drop actions the policy plays less often than this, then renormalise"),
@@ -137,66 +129,15 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
             "the blueprint with real-time search on the river (turn and preflop optional)",
             (
                 *blueprint_options,
-                SpecOption(
-                    "iterations",
-                    str(search_agent.DEFAULT_ITERATIONS),
-                    "most CFR+ iterations of a river solve",
+                *(
+                    SpecOption(key, text(config_value(defaults, key)), config_field(key)[1].metadata["help"])
+                    for key in config_keys()
                 ),
-                SpecOption(
-                    "budget_ms",
-                    f"{search_agent.DEFAULT_BUDGET_MS:g}",
-                    "milliseconds a river solve may take ('none')",
-                ),
-                SpecOption(
-                    "full_iterations",
-                    str(search_agent.DEFAULT_FULL_ITERATIONS),
-                    "iterations at which the solve's strategy fully replaces the blueprint's",
-                ),
-                SpecOption(
-                    "max_raises",
-                    str(search_agent.DEFAULT_MAX_RAISES),
-                    "raises inside the river subgame ('none')",
-                ),
-                SpecOption("safe", "0", "1: the safe re-solving gadget (needs a larger budget)"),
-                SpecOption("river_allin", "0", "1: all-in at any size on the river search's menu"),
-                SpecOption(
-                    "opponent_threshold",
-                    "threshold",
-                    "threshold of the blueprint where it models the opponent's past actions",
-                ),
-                SpecOption("turn", "0", "1: also search the turn, depth-limited"),
-                SpecOption(
-                    "turn_budget_ms",
-                    f"{search_agent.DEFAULT_TURN_BUDGET_MS:g}",
-                    "the turn solve's milliseconds after its leaves are built ('none')",
-                ),
-                SpecOption(
-                    "turn_max_raises", str(search_agent.DEFAULT_TURN_MAX_RAISES), "raises in the turn subgame"
-                ),
-                SpecOption(
-                    "turn_leaves", "depth_limited", "turn leaf values: 'depth_limited' or 'blueprint'"
-                ),
-                SpecOption(
-                    "river_cards", str(DEFAULT_RIVER_CARDS), "river cards per turn-leaf rollout (>= 5, 'all')"
-                ),
-                SpecOption("preflop", "0", "1: also search preflop (leaves valued by all-in equity)"),
-                SpecOption(
-                    "preflop_budget_ms",
-                    f"{search_agent.DEFAULT_PREFLOP_BUDGET_MS:g}",
-                    "milliseconds of a preflop solve ('none')",
-                ),
-                SpecOption(
-                    "preflop_max_raises",
-                    str(search_agent.DEFAULT_PREFLOP_MAX_RAISES),
-                    "raises in the preflop subgame ('none')",
-                ),
-                SpecOption("check_cap", "0", "1: learn the opponent's river check cap from showdowns"),
-                SpecOption("cap_showdowns", str(DEFAULT_MIN_SHOWDOWNS), "showdowns before check_cap acts"),
-                SpecOption("responses", "0", "1: learn the opponent's river responses to bets"),
-                SpecOption(
-                    "response_prior",
-                    f"{DEFAULT_RESPONSE_PRIOR:g}",
-                    "pseudo-counts before responses are trusted",
+                *(
+                    SpecOption(
+                        key, text(config_value(defaults, alias.targets[0])), f"older key for {alias.help}"
+                    )
+                    for key, alias in SPEC_ALIASES.items()
                 ),
             ),
         ),
@@ -226,10 +167,14 @@ _OPTION_FACTORIES: dict[str, Callable[[str], Agent]] = {
 """Plain specs that take ``?`` options: the factory gets the whole spec (``NAME?KEY=VALUE&...``)."""
 
 
-def _blueprint(path: str) -> Agent:
-    from pokerai.agents.blueprint import ALLIN_ANSWERS, load_blueprint_agent
+_BLUEPRINT_KEYS = frozenset({"threshold", "purify", "allin"})
+"""The options of ``blueprint:`` specs, which ``search:`` specs take too."""
 
-    path, options = _options(path, {"threshold", "purify", "allin"})
+
+def _blueprint_options(options: dict[str, str]) -> dict[str, Any]:
+    """The blueprint agent's keywords (``sample``, ``threshold``, ``allin``) from a spec's options."""
+    from pokerai.agents.blueprint import ALLIN_ANSWERS
+
     threshold = _number(options.get("threshold", "0"), "threshold")
     purify = options.get("purify", "0")
     if purify not in ("0", "1"):
@@ -237,129 +182,25 @@ def _blueprint(path: str) -> Agent:
     allin = options.get("allin", "policy")
     if allin not in ALLIN_ANSWERS:
         raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
-    return load_blueprint_agent(path, sample=purify == "0", threshold=threshold, allin=allin)
+    return {"sample": purify == "0", "threshold": threshold, "allin": allin}
+
+
+def _blueprint(path: str) -> Agent:
+    from pokerai.agents.blueprint import load_blueprint_agent
+
+    path, options = _options(path, set(_BLUEPRINT_KEYS))
+    return load_blueprint_agent(path, **_blueprint_options(options))
 
 
 def _search(path: str) -> Agent:
-    from pokerai.agents.blueprint import ALLIN_ANSWERS
-    from pokerai.agents.opponent import DEFAULT_MIN_SHOWDOWNS
-    from pokerai.agents.search import (
-        DEFAULT_BUDGET_MS,
-        DEFAULT_FULL_ITERATIONS,
-        DEFAULT_ITERATIONS,
-        DEFAULT_MAX_RAISES,
-        DEFAULT_PREFLOP_BUDGET_MS,
-        DEFAULT_PREFLOP_MAX_RAISES,
-        DEFAULT_TURN_BUDGET_MS,
-        DEFAULT_TURN_MAX_RAISES,
-        load_search_agent,
-    )
-    from pokerai.search.hunl import DEFAULT_RESPONSE_PRIOR
-    from pokerai.search.turn import DEFAULT_RIVER_CARDS
+    """A search agent: the blueprint agent's options, and the search's applied to its default config."""
+    from pokerai.agents.search import load_search_agent
+    from pokerai.search.config import load_search_config, spec_keys, with_overrides
 
-    path, options = _options(
-        path,
-        {
-            "threshold", "purify", "iterations", "budget_ms", "full_iterations", "max_raises", "safe",
-            "turn", "turn_budget_ms", "turn_max_raises", "turn_leaves", "river_cards",
-            "preflop", "preflop_budget_ms", "preflop_max_raises", "allin", "river_allin",
-            "opponent_threshold", "check_cap", "cap_showdowns", "responses", "response_prior",
-        },
-    )  # fmt: skip
-    threshold = _number(options.get("threshold", "0"), "threshold")
-    opponent = options.get("opponent_threshold")
-    opponent_threshold = None if opponent is None else _number(opponent, "opponent_threshold")
-    purify = options.get("purify", "0")
-    if purify not in ("0", "1"):
-        raise ValueError(f"purify={purify!r} is not 0 or 1")
-    iterations = _whole_number(options.get("iterations", str(DEFAULT_ITERATIONS)), "iterations")
-    budget = options.get("budget_ms", str(DEFAULT_BUDGET_MS))
-    budget_ms = None if budget == "none" else _number(budget, "budget_ms")
-    full_iterations = _whole_number(
-        options.get("full_iterations", str(DEFAULT_FULL_ITERATIONS)), "full_iterations"
-    )
-    raises = options.get("max_raises", str(DEFAULT_MAX_RAISES))
-    max_raises = None if raises == "none" else _whole_number(raises, "max_raises")
-    safe = options.get("safe", "0")
-    if safe not in ("0", "1"):
-        raise ValueError(f"safe={safe!r} is not 0 or 1")
-    turn = options.get("turn", "0")
-    if turn not in ("0", "1"):
-        raise ValueError(f"turn={turn!r} is not 0 or 1")
-    turn_only = sorted(key for key in options if key.startswith("turn_") or key == "river_cards")
-    if turn == "0" and turn_only:
-        raise ValueError(f"{turn_only[0]}= needs turn=1 (turn options do nothing without turn search)")
-    turn_budget = options.get("turn_budget_ms", str(DEFAULT_TURN_BUDGET_MS))
-    turn_budget_ms = None if turn_budget == "none" else _number(turn_budget, "turn_budget_ms")
-    turn_raises = options.get("turn_max_raises", str(DEFAULT_TURN_MAX_RAISES))
-    turn_max_raises = None if turn_raises == "none" else _whole_number(turn_raises, "turn_max_raises")
-    preflop = options.get("preflop", "0")
-    if preflop not in ("0", "1"):
-        raise ValueError(f"preflop={preflop!r} is not 0 or 1")
-    preflop_only = sorted(key for key in options if key.startswith("preflop_"))
-    if preflop == "0" and preflop_only:
-        raise ValueError(
-            f"{preflop_only[0]}= needs preflop=1 (preflop options do nothing without preflop search)"
-        )
-    preflop_budget = options.get("preflop_budget_ms", str(DEFAULT_PREFLOP_BUDGET_MS))
-    preflop_budget_ms = None if preflop_budget == "none" else _number(preflop_budget, "preflop_budget_ms")
-    preflop_raises = options.get("preflop_max_raises", str(DEFAULT_PREFLOP_MAX_RAISES))
-    preflop_max_raises = (
-        None if preflop_raises == "none" else _whole_number(preflop_raises, "preflop_max_raises")
-    )
-    cards = options.get("river_cards", str(DEFAULT_RIVER_CARDS))
-    river_cards = None if cards == "all" else _whole_number(cards, "river_cards")
-    allin = options.get("allin", "policy")
-    if allin not in ALLIN_ANSWERS:
-        raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
-    river_allin = options.get("river_allin", "0")
-    if river_allin not in ("0", "1"):
-        raise ValueError(f"river_allin={river_allin!r} is not 0 or 1")
-    check_cap = options.get("check_cap", "0")
-    if check_cap not in ("0", "1"):
-        raise ValueError(f"check_cap={check_cap!r} is not 0 or 1")
-    if check_cap == "0" and "cap_showdowns" in options:
-        raise ValueError("cap_showdowns= needs check_cap=1 (it does nothing without the opponent model)")
-    cap_showdowns = _whole_number(options.get("cap_showdowns", str(DEFAULT_MIN_SHOWDOWNS)), "cap_showdowns")
-    if cap_showdowns < 1:
-        raise ValueError(f"cap_showdowns={cap_showdowns} is not a positive whole number")
-    responses = options.get("responses", "0")
-    if responses not in ("0", "1"):
-        raise ValueError(f"responses={responses!r} is not 0 or 1")
-    if responses == "0" and "response_prior" in options:
-        raise ValueError("response_prior= needs responses=1 (it does nothing without the opponent model)")
-    response_prior = _number(options.get("response_prior", str(DEFAULT_RESPONSE_PRIOR)), "response_prior")
-    return load_search_agent(
-        path,
-        sample=purify == "0",
-        threshold=threshold,
-        iterations=iterations,
-        budget_ms=budget_ms,
-        full_iterations=full_iterations,
-        max_raises=max_raises,
-        safe=safe == "1",
-        turn=turn == "1",
-        turn_budget_ms=turn_budget_ms,
-        turn_max_raises=turn_max_raises,
-        turn_leaves=options.get("turn_leaves", "depth_limited"),
-        river_cards=river_cards,
-        preflop=preflop == "1",
-        preflop_budget_ms=preflop_budget_ms,
-        preflop_max_raises=preflop_max_raises,
-        allin=allin,
-        river_allin=river_allin == "1",
-        opponent_threshold=opponent_threshold,
-        check_cap=check_cap == "1",
-        cap_min_showdowns=cap_showdowns,
-        responses=responses == "1",
-        response_prior=response_prior,
-    )
-
-
-def _whole_number(text: str, name: str) -> int:
-    if not text.isdigit():
-        raise ValueError(f"{name}={text!r} is not a non-negative whole number")
-    return int(text)
+    path, options = _options(path, {*_BLUEPRINT_KEYS, *spec_keys()})
+    search_options = {key: value for key, value in options.items() if key not in _BLUEPRINT_KEYS}
+    config = with_overrides(load_search_config(), search_options)
+    return load_search_agent(path, config, **_blueprint_options(options))
 
 
 def _options(path: str, known: set[str]) -> tuple[str, dict[str, str]]:

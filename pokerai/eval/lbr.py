@@ -81,7 +81,7 @@ from pokerai.eval.duplicate import (
     play_hand,
     run_chunks,
 )
-from pokerai.search.hunl import ALL_COMBOS, CARD_IN_COMBO
+from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO
 
 NEEDS_PROBABILITIES = "LBR needs an agent that exposes its action probabilities"
 

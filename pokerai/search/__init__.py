@@ -1,9 +1,14 @@
 """Real-time search: re-solving each decision over the blueprint's beliefs (layer 5).
 
 ``subgame`` holds the game-independent part (public trees over hand vectors, CFR+, the safe
-re-solving gadget, blending); ``leduc`` searches Leduc exactly; ``hunl`` re-solves the
-hold'em river, ``turn`` the turn (depth-limited) and ``preflop`` the preflop betting for
-:class:`pokerai.agents.search.SearchAgent` (they load torch, so they are not imported here).
+re-solving gadget, blending); ``leduc`` searches Leduc exactly. For hold'em, ``combos`` indexes
+the 1,326 two-card combinations, ``beliefs`` gives both players' ranges from the blueprint,
+``showdown`` the river's showdown tables and ``tree`` the public-tree helpers the streets share;
+``river`` re-solves the river, ``turn`` the turn (depth-limited), ``preflop`` the preflop
+betting and ``allin`` an all-in off the menu, ``responses`` is the search side of the opponent
+models learnt during a match, and ``config`` holds the settings of
+:class:`pokerai.agents.search.SearchAgent`. The hold'em modules are not imported here, so
+that importing the package stays light.
 """
 
 from pokerai.search.leduc import LeducSearch, LeducSearchConfig

@@ -9,7 +9,7 @@ all-in ends the betting, so its answer is a small game that can be solved
 exactly at the table, as Libratus re-solved its answers to actions off its
 abstraction (Brown & Sandholm, Science 2018), over both players' ranges:
 
-1. **Ranges** (:func:`~pokerai.search.hunl.public_beliefs`): both players'
+1. **Ranges** (:func:`~pokerai.search.beliefs.public_beliefs`): both players'
    beliefs at the state *before* the all-in, from the blueprint along the
    history. The all-in itself is not in the blueprint, so it says nothing about
    the shover's hand by itself; the solve decides which hands shove.
@@ -57,15 +57,10 @@ from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction,
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
-from pokerai.search.hunl import (
-    ALL_COMBOS,
-    CARD_IN_COMBO,
-    NUM_COMBOS,
-    combos_holding,
-    public_beliefs,
-    river_matrices,
-)
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
 from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, _pair_scores, preflop_equity_matrix
+from pokerai.search.showdown import river_matrices
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
 from pokerai.search.turn import turn_matrices
 from pokerai.tabular.blueprint import AnyBlueprint
@@ -111,7 +106,7 @@ def allin_matrices(
     """The hands of an all-in game on ``board`` (0, 3, 4 or 5 cards) and its two matrices.
 
     Returns ``hands`` int64 ``[H]`` (indices into
-    :data:`~pokerai.search.hunl.ALL_COMBOS` of the combinations that hold no
+    :data:`~pokerai.search.combos.ALL_COMBOS` of the combinations that hold no
     board card, ascending), the valid-pair matrix ``[H, H]`` and the equity
     matrix ``[H, H]``: ``2·equity − 1`` of hand ``i`` against hand ``j`` once
     all the cards are out (ties count half; 0 on invalid pairs), the share of

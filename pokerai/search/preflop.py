@@ -6,7 +6,7 @@ of big blinds by shoving into its own big blind, and shoves medium hands that
 ``heuristic`` calls only with better). :func:`solve_preflop` re-solves the rest of the preflop betting at
 a preflop decision:
 
-1. beliefs from the blueprint along the history (:func:`~pokerai.search.hunl.public_beliefs`;
+1. beliefs from the blueprint along the history (:func:`~pokerai.search.beliefs.public_beliefs`;
    uniform over the 1,326 combinations at the first decision);
 2. the public tree from the current state to the end of the preflop betting, on
    the blueprint's menu with at most ``max_raises`` raises inside it;
@@ -45,16 +45,10 @@ import numpy.typing as npt
 from pokerai.abstraction.bets import BetAbstraction
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import HUNLState, Street
-from pokerai.search.hunl import (
-    ALL_COMBOS,
-    CARD_IN_COMBO,
-    NUM_COMBOS,
-    blueprint_layout,
-    breadth_first,
-    menu_children,
-    public_beliefs,
-)
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS
 from pokerai.search.subgame import Decision, Subgame, Terminal, inner_solution, solve, with_resolve_gadget
+from pokerai.search.tree import blueprint_layout, breadth_first, menu_children
 from pokerai.tabular.blueprint import AnyBlueprint
 
 FOLD_MATRIX, EQUITY_MATRIX = 0, 1
@@ -115,7 +109,7 @@ def preflop_equity_matrix(
     """The valid-pair and all-in payoff matrices of two preflop hands: float64 ``[1326, 1326]`` each.
 
     ``valid[i, j]`` is 1 where combinations ``i`` and ``j`` (indices into
-    :data:`~pokerai.search.hunl.ALL_COMBOS`) share no card, else 0.
+    :data:`~pokerai.search.combos.ALL_COMBOS`) share no card, else 0.
     ``payoff[i, j] = 2·equity − 1`` for valid pairs (0 otherwise): the share of
     each player's stake that ``i`` wins from ``j`` when both are all-in preflop,
     with ``equity`` (ties counting half) estimated over ``boards`` five-card
@@ -153,7 +147,7 @@ def _preflop_equity_matrix(boards: int, seed: int) -> tuple[npt.NDArray[np.float
 
 @dataclass(frozen=True)
 class PreflopSubgame:
-    """A preflop subgame and how it maps back to the game (as :class:`~pokerai.search.hunl.RiverSubgame`)."""
+    """A preflop subgame and how it maps back to the game (as :class:`~pokerai.search.river.RiverSubgame`)."""
 
     subgame: Subgame
     hands: npt.NDArray[np.int64]
@@ -174,7 +168,7 @@ def build_preflop_subgame(
     """The public tree from the preflop decision ``state`` to the end of the preflop betting.
 
     ``beliefs`` float ``[2, 1326]`` (by engine player) is the root reach; ``hands``
-    (indices into :data:`~pokerai.search.hunl.ALL_COMBOS`, default all) are the
+    (indices into :data:`~pokerai.search.combos.ALL_COMBOS`, default all) are the
     subgame's hands. At most ``max_raises`` raises inside the tree (None: no
     cap). Terminals (module docstring): a fold scales the valid-pair matrix by
     engine player 0's chip result; a called all-in or a closed preflop scales the
@@ -250,7 +244,7 @@ def solve_preflop(
 ) -> PreflopSolution:
     """Beliefs, preflop subgame and CFR+ at the preflop decision ``state`` (module docstring).
 
-    ``safe`` adds the re-solving gadget as :func:`~pokerai.search.hunl.solve_river`
+    ``safe`` adds the re-solving gadget as :func:`~pokerai.search.river.solve_river`
     does. The subgame holds the combinations either player may hold. Hands
     outside the searcher's range (the blueprint would not have played them this
     way) get a zero row: the caller plays the blueprint for them. Depends only on

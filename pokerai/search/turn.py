@@ -5,7 +5,7 @@ search stops at the end of the street and values what follows, as in
 depth-limited solving (Brown, Sandholm & Amos, "Depth-Limited Solving for
 Imperfect-Information Games", NeurIPS 2018):
 
-1. **Beliefs**: :func:`~pokerai.search.hunl.public_beliefs`, as on the river.
+1. **Beliefs**: :func:`~pokerai.search.beliefs.public_beliefs`, as on the river.
 2. **Turn subgame** (:func:`build_turn_subgame`): the public tree from the
    current turn state to the end of the turn on the blueprint's menu, at most
    ``max_raises`` raises inside it. Its terminals:
@@ -62,18 +62,8 @@ from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction,
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import HUNLState, Street
-from pokerai.search.hunl import (
-    ALL_COMBOS,
-    CARD_IN_COMBO,
-    NUM_COMBOS,
-    blueprint_layout,
-    breadth_first,
-    combos_holding,
-    menu_children,
-    public_beliefs,
-    state_record,
-    threshold_probabilities,
-)
+from pokerai.search.beliefs import public_beliefs, state_record, threshold_probabilities
+from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
 from pokerai.search.subgame import (
     Decision,
     Solution,
@@ -84,6 +74,7 @@ from pokerai.search.subgame import (
     solve,
     with_resolve_gadget,
 )
+from pokerai.search.tree import blueprint_layout, breadth_first, menu_children
 from pokerai.tabular.blueprint import AnyBlueprint
 
 VALID_MATRIX, EQUITY_MATRIX = 0, 1
@@ -106,7 +97,7 @@ def turn_matrices(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """The hands, shared matrices and river ranks of a turn subgame on the four-card ``board``.
 
-    Returns ``hands`` int64 ``[H]`` (the :data:`~pokerai.search.hunl.ALL_COMBOS`
+    Returns ``hands`` int64 ``[H]`` (the :data:`~pokerai.search.combos.ALL_COMBOS`
     indices of the combinations that hold no board card, ascending; H = 1,128),
     float64 ``[H, H]`` valid-pair and equity matrices (the equity matrix is the
     mean over the 44 river cards neither hand holds of +1 / 0 / −1 for a win, tie
@@ -236,7 +227,7 @@ def leaf_matrices(
 
     ``leaf`` is an engine state at the start of the river with chips behind
     (its river card is a placeholder, never read). ``hands`` are
-    :data:`~pokerai.search.hunl.ALL_COMBOS` indices free of the turn board.
+    :data:`~pokerai.search.combos.ALL_COMBOS` indices free of the turn board.
     For continuation ``c``, player ``chooser`` plays the blueprint biased
     towards ``c`` and the other player the blueprint (both thresholded at
     ``threshold``), on the river tree with at most ``max_raises`` raises.
@@ -330,7 +321,7 @@ class TurnSubgame:
 
     Attributes:
         subgame: the public tree; subgame player ``p`` is engine player ``p``.
-        hands: int64 ``[H]``, the :data:`~pokerai.search.hunl.ALL_COMBOS` index of each subgame hand.
+        hands: int64 ``[H]``, the :data:`~pokerai.search.combos.ALL_COMBOS` index of each subgame hand.
         root_slots: the action slot of each child of the root, in child order.
         root_player: the engine player to act at the root (the searcher).
         leaves: how many depth-limited leaves the tree has.
@@ -530,7 +521,7 @@ def solve_turn(
     The subgame holds the combinations either player may hold. The time budget
     bounds the solve only: the leaves are built first, whatever the budget.
     With ``safe`` the subgame starts with the re-solving gadget, as on the
-    river (:func:`~pokerai.search.hunl.solve_river`): the opponent may take, hand
+    river (:func:`~pokerai.search.river.solve_river`): the opponent may take, hand
     by hand, its best-response value against the blueprint in this subgame
     (choosing its best continuation at each leaf) instead of entering, and its
     root reach is half beliefs, half uniform.

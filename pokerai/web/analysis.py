@@ -17,7 +17,7 @@ An :class:`Analyzer` holds the bot and answers each view of a spot as a JSON-rea
 * :meth:`Analyzer.search`: the frequencies after real-time search, with the solver's
   iterations and seconds;
 * :meth:`Analyzer.range`: the 13×13 grid of the bot's range (public beliefs by Bayes' rule
-  from the blueprint, :func:`~pokerai.search.hunl.public_beliefs`), each cell with its weight
+  from the blueprint, :func:`~pokerai.search.beliefs.public_beliefs`), each cell with its weight
   and its range-weighted action mix, and the opponent's range as a 13×13 heat map;
 * :meth:`Analyzer.hand`: every decision of a logged hand, what was played there and what the
   bot would have played.
@@ -28,6 +28,7 @@ them holds one lock.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import time
@@ -48,7 +49,9 @@ from pokerai.engine.equity import hand_class, hand_vs_range
 from pokerai.engine.history import STREET_NAMES, acpc_betting, parse_acpc, seat_of
 from pokerai.engine.state import BOARD_SIZES, Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.search.allin import warm_up_allin
-from pokerai.search.hunl import ALL_COMBOS, COMBO_INDEX, combos_holding, public_beliefs
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.combos import ALL_COMBOS, COMBO_INDEX, combos_holding
+from pokerai.search.config import SearchConfig
 
 DEFAULT_STACK = 20_000
 """Starting stack of both players in chips (200 big blinds at 50/100, as ``pokerai play``)."""
@@ -93,7 +96,7 @@ def cell_name(row: int, column: int) -> str:
 
 def combo_cells() -> npt.NDArray[np.int64]:
     """int64 ``[1326]``: the grid cell ``row * 13 + column`` of each combination of
-    :data:`~pokerai.search.hunl.ALL_COMBOS` (a copy)."""
+    :data:`~pokerai.search.combos.ALL_COMBOS` (a copy)."""
     return _COMBO_CELL.copy()
 
 
@@ -346,6 +349,19 @@ def agent_frequencies(agent: Agent, observation: Observation, *, seed: int = 0) 
 # ---------------------------------------------------------------------------- the analyzer
 
 
+def _searched_everywhere(budget_ms: float) -> SearchConfig:
+    """The config of a search the analyzer builds: preflop, turn and river searched with the river's
+    default iteration count, each within ``budget_ms``."""
+    defaults = SearchConfig()
+    iterations = defaults.river.iterations
+    return dataclasses.replace(
+        defaults,
+        preflop=dataclasses.replace(defaults.preflop, iterations=iterations, budget_ms=budget_ms),
+        turn=dataclasses.replace(defaults.turn, iterations=iterations, budget_ms=budget_ms),
+        river=dataclasses.replace(defaults.river, budget_ms=budget_ms),
+    )
+
+
 class Analyzer:
     """The bot of ``spec`` and the views of a spot (module docstring).
 
@@ -373,14 +389,10 @@ class Analyzer:
             self.blueprint_agent = self.bot
             self.search_agent = SearchAgent(
                 self.bot.blueprint,
+                _searched_everywhere(search_budget_ms),
                 sample=self.bot.sample,
                 threshold=self.bot.threshold,
                 allin=self.bot.allin,
-                budget_ms=search_budget_ms,
-                turn=True,
-                turn_budget_ms=search_budget_ms,
-                preflop=True,
-                preflop_budget_ms=search_budget_ms,
             )
 
     def warm_up(self) -> None:
@@ -405,7 +417,9 @@ class Analyzer:
             "bot": self.spec,
             "blueprint": self.blueprint_agent is not None,
             "search": self.search_agent is not None,
-            "search_budget_ms": None if self.search_agent is None else self.search_agent.budget_ms,
+            "search_budget_ms": (
+                None if self.search_agent is None else self.search_agent.config.river.budget_ms
+            ),
             "stack": DEFAULT_STACK,
             "blinds": [SMALL_BLIND, BIG_BLIND],
         }
@@ -465,10 +479,10 @@ class Analyzer:
                     iterations, seconds = solution.iterations, solution.seconds
             elif agent.searches_unready > unready:
                 note = "the solver was not ready within the budget, so this is the blueprint's answer"
-            elif street == Street.PREFLOP and agent.preflop:
+            elif street == Street.PREFLOP and agent.config.preflop.iterations > 0:
                 preflop = agent.preflop_solution(observation)
                 iterations, seconds = preflop.iterations, preflop.seconds
-            elif street == Street.TURN and agent.turn:
+            elif street == Street.TURN and agent.config.turn.iterations > 0:
                 turn = agent.turn_solution(observation)
                 iterations, seconds = turn.iterations, turn.seconds
             elif street == Street.RIVER:
@@ -643,11 +657,8 @@ class Analyzer:
 
 def search_budget_ms(agent: SearchAgent, street: int) -> float | None:
     """The time budget of ``agent``'s search on ``street`` (None: no budget, or no search there)."""
-    if street == Street.PREFLOP:
-        return agent.preflop_budget_ms if agent.preflop else None
-    if street == Street.TURN:
-        return agent.turn_budget_ms if agent.turn else None
-    return agent.budget_ms if street == Street.RIVER else None
+    search = agent.config.street(street)
+    return search.budget_ms if search.iterations > 0 else None
 
 
 def spot_facts(spot: Spot) -> dict[str, Any]:

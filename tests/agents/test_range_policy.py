@@ -25,7 +25,8 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.eval.duplicate import run_chunks
 from pokerai.eval.lbr import LBRConfig, lbr_match
-from pokerai.search.hunl import ALL_COMBOS, combos_holding
+from pokerai.search.combos import ALL_COMBOS, combos_holding
+from pokerai.search.config import PreflopSearch, RiverSearch, SearchConfig, TurnSearch
 from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, DECK
 
 SAMPLED_TOLERANCE = 1e-6
@@ -158,7 +159,11 @@ def test_blueprint_range_policy_answers_an_offmenu_allin_with_its_solve(
 
 @pytest.mark.parametrize("river_allin", [False, True])
 def test_search_range_policy_agrees_on_the_river(capped: Blueprint, river_allin: bool) -> None:
-    agent = SearchAgent(capped, threshold=0.3, iterations=30, budget_ms=None, river_allin=river_allin)
+    agent = SearchAgent(
+        capped,
+        SearchConfig(river=RiverSearch(iterations=30, budget_ms=None), river_allin=river_allin),
+        threshold=0.3,
+    )
     for actions in (CHECKED_DOWN, [*CHECKED_DOWN, (1, ActionKind.RAISE, 400)]):
         observation = Observation.from_state(spot(capped, actions))
         assert observation.street == 3
@@ -168,7 +173,9 @@ def test_search_range_policy_agrees_on_the_river(capped: Blueprint, river_allin:
 
 
 def test_search_range_policy_before_the_river_is_the_blueprints(capped: Blueprint) -> None:
-    agent = SearchAgent(capped, threshold=0.3, iterations=30, budget_ms=None, sample=False)
+    agent = SearchAgent(
+        capped, SearchConfig(river=RiverSearch(iterations=30, budget_ms=None)), threshold=0.3, sample=False
+    )
     blueprint = BlueprintAgent(capped, threshold=0.3, sample=False)
     observation = Observation.from_state(spot(capped, CHECKED_DOWN[:2]))
     hands = hands_off(observation, None)
@@ -264,16 +271,12 @@ def test_blueprint_range_policy_answers_a_preflop_shove(capped: Blueprint) -> No
 def test_search_range_policy_agrees_on_searched_turn_and_preflop(capped: Blueprint) -> None:
     agent = SearchAgent(
         capped,
+        SearchConfig(
+            preflop=PreflopSearch(iterations=10, budget_ms=None, max_raises=1),
+            turn=TurnSearch(iterations=10, budget_ms=None, leaves="blueprint", river_cards=5),
+            river=RiverSearch(iterations=10, budget_ms=None),
+        ),
         threshold=0.3,
-        iterations=10,
-        budget_ms=None,
-        turn=True,
-        turn_budget_ms=None,
-        turn_leaves="blueprint",
-        river_cards=5,
-        preflop=True,
-        preflop_budget_ms=None,
-        preflop_max_raises=1,
     )
     for actions in ([], CHECKED_DOWN[:4]):
         observation = Observation.from_state(spot(capped, actions))

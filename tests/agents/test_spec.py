@@ -42,29 +42,40 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
         "search:checkpoints/hunl_tiny?iterations=7&budget_ms=50&threshold=0.3&max_raises=none&full_iterations=5"
     )
     assert isinstance(agent, SearchAgent)
-    assert not agent.safe and make_agent("search:checkpoints/hunl_tiny?safe=1").safe  # type: ignore[attr-defined]
-    assert (agent.iterations, agent.budget_ms, agent.threshold, agent.max_raises, agent.full_iterations) == (
+    assert not agent.config.safe and make_agent("search:checkpoints/hunl_tiny?safe=1").config.safe  # type: ignore[attr-defined]
+    river = agent.config.river
+    assert (river.iterations, river.budget_ms, agent.threshold, river.max_raises, river.full_iterations) == (
         7,
         50.0,
         0.3,
         None,
         5,
     )
-    assert agent.opponent_threshold is None
-    assert make_agent("search:checkpoints/hunl_tiny?opponent_threshold=0").opponent_threshold == 0.0  # type: ignore[attr-defined]
+    assert agent.config.opponent_threshold is None
+    found = make_agent("search:checkpoints/hunl_tiny?opponent_threshold=0")
+    assert found.config.opponent_threshold == 0.0  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("search:checkpoints/hunl_tiny?depth=3", "unknown option 'depth'"),
-        ("search:checkpoints/hunl_tiny?safe=yes", "safe='yes' is not 0 or 1"),
-        ("search:checkpoints/hunl_tiny?iterations=-1", "iterations='-1' is not a non-negative whole number"),
-        ("search:checkpoints/hunl_tiny?budget_ms=0", "budget_ms 0.0 is not a positive number"),
-        ("search:checkpoints/hunl_tiny?opponent_threshold=x", "opponent_threshold='x' is not a number"),
+        ("search:checkpoints/hunl_tiny?safe=yes", "safe: expected true or false, got 'yes'"),
+        (
+            "search:checkpoints/hunl_tiny?iterations=-1",
+            r"iterations=-1: river\.iterations: must be at least 0",
+        ),
+        (
+            "search:checkpoints/hunl_tiny?budget_ms=0",
+            "budget_ms=0: river: budget_ms must be a positive number",
+        ),
+        (
+            "search:checkpoints/hunl_tiny?opponent_threshold=x",
+            "opponent_threshold: expected a number, got 'x'",
+        ),
         (
             "search:checkpoints/hunl_tiny?opponent_threshold=1",
-            r"opponent_threshold 1.0 is not a number in \[0, 1\)",
+            r"opponent_threshold must be in \[0, 1\)",
         ),
         ("search:runs/x.pt", "runs/x.pt"),
     ],

@@ -23,7 +23,8 @@ from pokerai.search.allin import (
     is_offtree_allin,
     solve_allin,
 )
-from pokerai.search.hunl import ALL_COMBOS, combo_index, combos_holding, public_beliefs
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.combos import ALL_COMBOS, combo_index, combos_holding
 from pokerai.search.subgame import DECISION, TERMINAL, counterfactual_values, solve
 from tests.search.hunl_spots import CAPPED, DECK
 

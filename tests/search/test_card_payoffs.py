@@ -8,15 +8,11 @@ import pytest
 from pokerai.abstraction.bets import BetAbstraction
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, HUNLConfig, HUNLState
-from pokerai.search.hunl import (
-    ALL_COMBOS,
-    CARD_IN_COMBO,
-    COMBO_INDEX,
+from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, COMBO_INDEX, NUM_COMBOS
+from pokerai.search.river import RiverSubgame, build_river_subgame
+from pokerai.search.showdown import (
     FOLD_MATRIX,
-    NUM_COMBOS,
     SHOWDOWN_MATRIX,
-    RiverSubgame,
-    build_river_subgame,
     river_card_payoffs,
     river_matrices,
     river_pair_matrices,

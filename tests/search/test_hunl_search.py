@@ -17,23 +17,19 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.eval.duplicate import duplicate_match
-from pokerai.search.hunl import (
-    ALL_COMBOS,
-    FOLD_MATRIX,
-    NUM_COMBOS,
+from pokerai.search.beliefs import action_slots, combo_probabilities, public_beliefs
+from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combo_index, combos_holding
+from pokerai.search.config import RiverSearch, SearchConfig
+from pokerai.search.river import (
     RiverSolution,
-    action_slots,
     build_river_subgame,
-    combo_index,
-    combo_probabilities,
-    combos_holding,
-    public_beliefs,
     river_blueprint_strategy,
     search_decision,
     search_probabilities,
     solve_river,
 )
-from pokerai.search.hunl import _best_response_root_values as best_response_root_values
+from pokerai.search.river import _best_response_root_values as best_response_root_values
+from pokerai.search.showdown import FOLD_MATRIX
 from pokerai.search.subgame import DECISION, Subgame, counterfactual_values, solve, with_resolve_gadget
 from tests.search.hunl_spots import CHECKED_DOWN, DECK, scripted
 
@@ -131,27 +127,38 @@ def test_opponent_threshold_widens_only_the_opponents_range(blueprint: Blueprint
 
 def test_the_agent_solves_with_its_opponent_threshold(blueprint: Blueprint) -> None:
     state = scripted(blueprint, CHECKED_DOWN)
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=20, budget_ms=None, opponent_threshold=0.0)
+    agent = SearchAgent(
+        blueprint,
+        SearchConfig(river=RiverSearch(iterations=20, budget_ms=None), opponent_threshold=0.0),
+        threshold=0.3,
+    )
     solution = agent.river_solution(Observation.from_state(state))
     expected = solve_river(
-        blueprint, state, iterations=20, threshold=0.3, max_raises=agent.max_raises, opponent_threshold=0.0
+        blueprint,
+        state,
+        iterations=20,
+        threshold=0.3,
+        max_raises=agent.config.river.max_raises,
+        opponent_threshold=0.0,
     )
     np.testing.assert_allclose(solution.strategy, expected.strategy)
     assert solution.num_hands == expected.num_hands
-    default = SearchAgent(blueprint, threshold=0.3, iterations=20, budget_ms=None)
+    default = SearchAgent(
+        blueprint, SearchConfig(river=RiverSearch(iterations=20, budget_ms=None)), threshold=0.3
+    )
     assert default.river_solution(Observation.from_state(state)).num_hands < solution.num_hands
     for bad in (True, -0.1, 1.0, "0"):
         with pytest.raises(ValueError, match="opponent_threshold"):
-            SearchAgent(blueprint, opponent_threshold=bad)  # type: ignore[arg-type]
+            SearchAgent(blueprint, SearchConfig(opponent_threshold=bad))  # type: ignore[arg-type]
 
 
 def test_cached_preflop_probabilities_give_the_beliefs_of_fresh_network_calls(
     blueprint: Blueprint, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Oracle: every past decision asked of the network afresh, over the hands still in the range."""
-    from pokerai.search import hunl
+    from pokerai.search import beliefs as belief_module
 
-    original = hunl.combo_probabilities
+    original = belief_module.combo_probabilities
 
     def fresh(
         model: Blueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
@@ -172,7 +179,7 @@ def test_cached_preflop_probabilities_give_the_beliefs_of_fresh_network_calls(
         "off menu": scripted(blueprint, OFF_MENU),
     }
     with monkeypatch.context() as patch:
-        patch.setattr(hunl, "_history_probabilities", fresh)
+        patch.setattr(belief_module, "_history_probabilities", fresh)
         expected = {name: public_beliefs(blueprint, state, threshold=0.3) for name, state in spots.items()}
 
     full_calls: list[int] = []  # network calls over all 1,326 combinations: preflop cache misses
@@ -183,8 +190,8 @@ def test_cached_preflop_probabilities_give_the_beliefs_of_fresh_network_calls(
         full_calls.append(len(combos) == NUM_COMBOS)
         return original(model, state, combos, threshold)
 
-    monkeypatch.setattr(hunl, "combo_probabilities", counted)
-    hunl._PREFLOP_PROBABILITIES.pop(blueprint, None)
+    monkeypatch.setattr(belief_module, "combo_probabilities", counted)
+    belief_module._PREFLOP_PROBABILITIES.pop(blueprint, None)
     # Two preflop decisions each (limp, check); the off-menu spot (raise, call) shares only the
     # first (the empty history).
     for name, misses in (
@@ -198,12 +205,12 @@ def test_cached_preflop_probabilities_give_the_beliefs_of_fresh_network_calls(
         found = public_beliefs(blueprint, spots[name], threshold=0.3)
         assert sum(full_calls) == misses, name
         np.testing.assert_allclose(found, expected[name], rtol=1e-6, atol=1e-12)
-    assert len(hunl._PREFLOP_PROBABILITIES[blueprint]) == 5
-    monkeypatch.setattr(hunl, "PREFLOP_CACHE_SIZE", 2)
-    hunl._PREFLOP_PROBABILITIES.pop(blueprint, None)
+    assert len(belief_module._PREFLOP_PROBABILITIES[blueprint]) == 5
+    monkeypatch.setattr(belief_module, "PREFLOP_CACHE_SIZE", 2)
+    belief_module._PREFLOP_PROBABILITIES.pop(blueprint, None)
     for name, state in spots.items():
         np.testing.assert_allclose(public_beliefs(blueprint, state, threshold=0.3), expected[name], rtol=1e-6)
-        assert len(hunl._PREFLOP_PROBABILITIES[blueprint]) <= 2
+        assert len(belief_module._PREFLOP_PROBABILITIES[blueprint]) <= 2
 
 
 def test_an_off_menu_opponent_bet_is_translated(blueprint: Blueprint) -> None:
@@ -217,7 +224,9 @@ def test_an_off_menu_opponent_bet_is_translated(blueprint: Blueprint) -> None:
         scripted(blueprint, OFF_MENU[:-1]), state.history[-1], legal, amounts, blueprint.game.bets
     )
     assert [slot for slot, _ in pairs] == [2, 3] and np.isclose(sum(weight for _, weight in pairs), 1.0)
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=20, budget_ms=None)
+    agent = SearchAgent(
+        blueprint, SearchConfig(river=RiverSearch(iterations=20, budget_ms=None)), threshold=0.3
+    )
     observation = Observation.from_state(state)
     action = agent.act(observation, np.random.default_rng(0))
     assert state.can_apply(action)
@@ -229,7 +238,9 @@ def test_an_off_menu_opponent_bet_is_translated(blueprint: Blueprint) -> None:
 def test_zero_iterations_play_the_blueprint_exactly(blueprint: Blueprint) -> None:
     observation = Observation.from_state(scripted(blueprint, OFF_MENU))
     expected, _ = BlueprintAgent(blueprint, threshold=0.3).decision(observation)
-    found, _ = SearchAgent(blueprint, threshold=0.3, iterations=0).decision(observation)
+    found, _ = SearchAgent(blueprint, SearchConfig(river=RiverSearch(iterations=0)), threshold=0.3).decision(
+        observation
+    )
     assert np.array_equal(found, expected)
     state = scripted(blueprint, OFF_MENU)
     direct = search_decision(
@@ -360,7 +371,9 @@ def test_a_bluff_catcher_folds_to_a_range_of_only_the_nuts(blueprint: Blueprint)
 def test_one_solve_serves_every_hand_at_a_public_state(blueprint: Blueprint) -> None:
     state = scripted(blueprint, CHECKED_DOWN)
     observation = Observation.from_state(state)
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=10, budget_ms=None)
+    agent = SearchAgent(
+        blueprint, SearchConfig(river=RiverSearch(iterations=10, budget_ms=None)), threshold=0.3
+    )
     rng = np.random.default_rng(1)
     live = np.flatnonzero(~combos_holding(state.board))
     check = Action(1, ActionKind.CHECK)
@@ -375,7 +388,9 @@ def test_one_solve_serves_every_hand_at_a_public_state(blueprint: Blueprint) -> 
 
 
 def test_a_search_agent_plays_whole_hands_against_call(blueprint: Blueprint) -> None:
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=10, budget_ms=50)
+    agent = SearchAgent(
+        blueprint, SearchConfig(river=RiverSearch(iterations=10, budget_ms=50)), threshold=0.3
+    )
     result = duplicate_match(agent, CallAgent(), 3, seed=4)
     assert result.hands == 6
     assert np.isfinite(result.mbb_per_hand)

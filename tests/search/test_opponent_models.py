@@ -20,23 +20,20 @@ from pokerai.engine.evaluator import rank_hand
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.eval.duplicate import duplicate_match
 from pokerai.eval.lbr import lbr_match
-from pokerai.search.hunl import (
-    ALL_COMBOS,
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.combos import ALL_COMBOS, combo_index, combos_holding
+from pokerai.search.config import RiverSearch, SearchConfig
+from pokerai.search.responses import (
     CAP_FLOOR,
     RESPONSE_SIZES,
     ResponseCounts,
-    RiverSubgame,
-    build_river_subgame,
     capped_beliefs,
-    combo_index,
-    combos_holding,
     opened_river_with_check,
-    public_beliefs,
     response_strategies,
-    river_strength,
     size_bucket,
-    solve_river,
 )
+from pokerai.search.river import RiverSubgame, build_river_subgame, solve_river
+from pokerai.search.showdown import river_strength
 from pokerai.search.subgame import solve
 from tests.eval.toy_agents import RecordingCaller, RecordingFolder
 from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, DECK, scripted
@@ -178,7 +175,9 @@ def test_a_duplicate_match_tells_both_seats_how_each_hand_ended() -> None:
 
 def test_the_agent_learns_against_heuristic_and_solves_with_its_cap(capped: Blueprint) -> None:
     agent = SearchAgent(
-        capped, threshold=0.3, iterations=5, budget_ms=None, check_cap=True, cap_min_showdowns=3
+        capped,
+        SearchConfig(river=RiverSearch(iterations=5, budget_ms=None), check_cap=True, cap_showdowns=3),
+        threshold=0.3,
     )
     assert agent.opponent_cap is None
     duplicate_match(agent, HeuristicAgent(samples=50), 40, seed=5)
@@ -194,11 +193,11 @@ def test_the_agent_learns_against_heuristic_and_solves_with_its_cap(capped: Blue
         state,
         iterations=5,
         threshold=0.3,
-        max_raises=agent.max_raises,
+        max_raises=agent.config.river.max_raises,
         opponent_cap=agent.opponent_cap,
     )
     np.testing.assert_array_equal(solution.strategy, expected.strategy)
-    plain = SearchAgent(capped, threshold=0.3, iterations=5, budget_ms=None)
+    plain = SearchAgent(capped, SearchConfig(river=RiverSearch(iterations=5, budget_ms=None)), threshold=0.3)
     duplicate_match(plain, HeuristicAgent(samples=50), 2, seed=5)
     assert plain.check_model is None and plain.opponent_cap is None
 
@@ -214,7 +213,7 @@ def test_the_spec_turns_the_model_on_and_refuses_bad_options() -> None:
     with pytest.raises(ValueError, match="cap_showdowns= needs check_cap=1"):
         make_agent(f"search:{CAPPED}?cap_showdowns=7")
     with pytest.raises(ValueError, match="check_cap"):
-        SearchAgent(Blueprint.load(CAPPED), check_cap=1)  # type: ignore[arg-type]
+        SearchAgent(Blueprint.load(CAPPED), SearchConfig(check_cap=1))  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------- the opponent's answers to a bet
@@ -345,13 +344,17 @@ def test_the_solve_uses_the_modelled_answers(blueprint: Blueprint) -> None:
 
 
 def test_the_agent_learns_answers_and_the_spec_sets_them(capped: Blueprint) -> None:
-    agent = SearchAgent(capped, threshold=0.3, iterations=5, budget_ms=None, responses=True, response_prior=5)
+    agent = SearchAgent(
+        capped,
+        SearchConfig(river=RiverSearch(iterations=5, budget_ms=None), responses=True, response_prior=5),
+        threshold=0.3,
+    )
     duplicate_match(agent, HeuristicAgent(samples=50), 20, seed=6)
     assert agent.response_model is not None
     counts = agent.response_model.snapshot
     assert counts.prior == 5 and sum(sum(cell) for row in counts.counts for cell in row) > 0
     with pytest.raises(ValueError, match="safe"):
-        SearchAgent(capped, responses=True, safe=True)
+        SearchAgent(capped, SearchConfig(responses=True, safe=True))
     spec = make_agent(f"search:{CAPPED}?responses=1&response_prior=7")
     assert (
         isinstance(spec, SearchAgent) and spec.response_model is not None and spec.response_model.prior == 7
@@ -388,7 +391,9 @@ def test_a_counted_answer_models_the_node_of_that_bet(blueprint: Blueprint) -> N
 
 
 def test_the_agent_solves_with_what_it_learnt_and_solves_again_when_it_learns(capped: Blueprint) -> None:
-    agent = SearchAgent(capped, threshold=0.3, iterations=5, budget_ms=None, responses=True)
+    agent = SearchAgent(
+        capped, SearchConfig(river=RiverSearch(iterations=5, budget_ms=None), responses=True), threshold=0.3
+    )
     assert agent.response_model is not None
     checked = HUNLState.new(capped.game.config, 0, deck=DECK)
     for action in [*CHECKED_DOWN, RIVER_CHECK]:
@@ -408,7 +413,7 @@ def test_the_agent_solves_with_what_it_learnt_and_solves_again_when_it_learns(ca
         checked,
         iterations=5,
         threshold=0.3,
-        max_raises=agent.max_raises,
+        max_raises=agent.config.river.max_raises,
         opponent_responses=agent.response_model.snapshot,
     )
     np.testing.assert_array_equal(after.strategy, expected.strategy)

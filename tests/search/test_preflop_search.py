@@ -16,7 +16,9 @@ from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.equity import runout_equity
 from pokerai.engine.state import ActionKind
-from pokerai.search.hunl import ALL_COMBOS, blueprint_layout, combo_index, combo_probabilities, public_beliefs
+from pokerai.search.beliefs import combo_probabilities, public_beliefs
+from pokerai.search.combos import ALL_COMBOS, combo_index
+from pokerai.search.config import PreflopSearch, RiverSearch, SearchConfig
 from pokerai.search.preflop import (
     EQUITY_MATRIX,
     FOLD_MATRIX,
@@ -26,6 +28,7 @@ from pokerai.search.preflop import (
     solve_preflop,
 )
 from pokerai.search.subgame import DECISION, TERMINAL, Subgame, counterfactual_values, solve
+from pokerai.search.tree import blueprint_layout
 from tests.search.hunl_spots import CHECKPOINT, scripted
 
 OPEN_AND_THREE_BET = [(0, ActionKind.RAISE, 300), (1, ActionKind.RAISE, 900)]
@@ -114,7 +117,11 @@ def test_the_preflop_solve_gives_a_best_responding_opponent_less_than_the_bluepr
 def test_zero_preflop_iterations_play_the_blueprint_exactly(blueprint: Blueprint) -> None:
     observation = Observation.from_state(scripted(blueprint, []))
     expected, _ = BlueprintAgent(blueprint, threshold=0.3).decision(observation)
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=0, preflop=True)
+    agent = SearchAgent(
+        blueprint,
+        SearchConfig(preflop=PreflopSearch(iterations=0), river=RiverSearch(iterations=0)),
+        threshold=0.3,
+    )
     found, _ = agent.decision(observation)
     assert np.array_equal(found, expected) and agent.preflop_solves == 0
     assert not solve_preflop(blueprint, scripted(blueprint, []), iterations=0).strategy.any()
@@ -122,7 +129,11 @@ def test_zero_preflop_iterations_play_the_blueprint_exactly(blueprint: Blueprint
 
 def test_a_preflop_search_agent_solves_once_per_public_state(blueprint: Blueprint) -> None:
     observation = Observation.from_state(scripted(blueprint, []))
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=30, preflop=True, preflop_max_raises=1)
+    agent = SearchAgent(
+        blueprint,
+        SearchConfig(preflop=PreflopSearch(iterations=30, max_raises=1), river=RiverSearch(iterations=30)),
+        threshold=0.3,
+    )
     reference = BlueprintAgent(blueprint, threshold=0.3)
     changed = 0
     for combo in range(0, 1326, 66):
@@ -148,7 +159,11 @@ def test_hands_outside_the_searchers_range_play_the_blueprint(blueprint: Bluepri
     combo = int(outside[0])
     hole = (int(ALL_COMBOS[combo, 0]), int(ALL_COMBOS[combo, 1]))
     observation = dataclasses.replace(Observation.from_state(state), hole_cards=hole)
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=20, preflop=True, preflop_max_raises=1)
+    agent = SearchAgent(
+        blueprint,
+        SearchConfig(preflop=PreflopSearch(iterations=20, max_raises=1), river=RiverSearch(iterations=20)),
+        threshold=0.3,
+    )
     found, _ = agent.decision(observation)
     assert np.array_equal(found, combo_probabilities(blueprint, state, np.array([combo]), 0.3)[2][0])
 
@@ -184,8 +199,10 @@ def test_a_raise_past_a_capped_menu_leaves_the_raisers_range_as_it_was(blueprint
 def test_preflop_options_of_the_search_spec() -> None:
     agent = make_agent(f"search:{CHECKPOINT}?preflop=1&preflop_max_raises=3&preflop_budget_ms=800")
     assert isinstance(agent, SearchAgent)
-    assert agent.preflop and agent.preflop_max_raises == 3 and agent.preflop_budget_ms == 800.0
-    assert not make_agent(f"search:{CHECKPOINT}").preflop  # type: ignore[attr-defined]
+    preflop = agent.config.preflop
+    # preflop=1 searches preflop with the river's iterations, as the one shared count did before.
+    assert (preflop.iterations, preflop.max_raises, preflop.budget_ms) == (1000, 3, 800.0)
+    assert make_agent(f"search:{CHECKPOINT}").config.preflop.iterations == 0  # type: ignore[attr-defined]
     for bad in ("preflop_budget_ms=0", "preflop_max_raises=-1"):
         with pytest.raises(ValueError, match=bad.split("=")[0]):
             make_agent(f"search:{CHECKPOINT}?preflop=1&{bad}")

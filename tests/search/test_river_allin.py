@@ -14,14 +14,9 @@ from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, ActionKind
-from pokerai.search.hunl import (
-    ALL_COMBOS,
-    NUM_COMBOS,
-    build_river_subgame,
-    combo_index,
-    combos_holding,
-    with_any_allin,
-)
+from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combo_index, combos_holding
+from pokerai.search.config import RiverSearch, SearchConfig
+from pokerai.search.river import build_river_subgame, with_any_allin
 from pokerai.search.subgame import counterfactual_values, solve
 from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, scripted
 
@@ -98,8 +93,9 @@ def test_the_agent_offers_the_all_in_its_blueprint_lacks(capped: Blueprint) -> N
     all_in = capped.game.bets.all_in_slot
     assert state.max_raise_to is not None
     shove = Action(0, ActionKind.RAISE, state.max_raise_to)
-    wide = SearchAgent(capped, threshold=0.3, iterations=30, budget_ms=None, river_allin=True)
-    plain = SearchAgent(capped, threshold=0.3, iterations=30, budget_ms=None)
+    river = RiverSearch(iterations=30, budget_ms=None)
+    wide = SearchAgent(capped, SearchConfig(river=river, river_allin=True), threshold=0.3)
+    plain = SearchAgent(capped, SearchConfig(river=river), threshold=0.3)
     _, plain_actions = plain.decision(Observation.from_state(state))
     assert plain_actions[all_in] is None  # a 99.5-pot all-in is off the capped menu
     shoved = 0
@@ -118,7 +114,11 @@ def test_the_agent_offers_the_all_in_its_blueprint_lacks(capped: Blueprint) -> N
 
 def test_the_safe_search_with_the_open_all_in_plays_legal_slots(capped: Blueprint) -> None:
     state = scripted(capped, RIVER_CHECKED)
-    agent = SearchAgent(capped, threshold=0.3, iterations=30, budget_ms=None, safe=True, river_allin=True)
+    agent = SearchAgent(
+        capped,
+        SearchConfig(river=RiverSearch(iterations=30, budget_ms=None), safe=True, river_allin=True),
+        threshold=0.3,
+    )
     for combo in np.flatnonzero(~combos_holding(state.board))[::97]:
         hole = (int(ALL_COMBOS[combo, 0]), int(ALL_COMBOS[combo, 1]))
         probabilities, actions = agent.decision(
@@ -131,7 +131,7 @@ def test_the_safe_search_with_the_open_all_in_plays_legal_slots(capped: Blueprin
 
 def test_spec_option() -> None:
     agent = make_agent(f"search:{CAPPED}?threshold=0.3&river_allin=1")
-    assert isinstance(agent, SearchAgent) and agent.river_allin
-    assert not make_agent(f"search:{CAPPED}").river_allin  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="river_allin='yes' is not 0 or 1"):
+    assert isinstance(agent, SearchAgent) and agent.config.river_allin
+    assert not make_agent(f"search:{CAPPED}").config.river_allin  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="river_allin: expected true or false, got 'yes'"):
         make_agent(f"search:{CAPPED}?river_allin=yes")

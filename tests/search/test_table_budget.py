@@ -3,6 +3,7 @@ off the first decision (``pokerai play``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -15,11 +16,12 @@ import pokerai.search.allin as allin_module
 import pokerai.search.subgame as subgame_module
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent
-from pokerai.agents.search import DEFAULT_PREFLOP_BUDGET_MS, SearchAgent
+from pokerai.agents.search import SearchAgent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.search.allin import DEFAULT_ITERATIONS, load_solver_kernel, solve_allin, warm_up_allin
-from pokerai.search.hunl import combos_holding
+from pokerai.search.combos import combos_holding
+from pokerai.search.config import PreflopSearch, RiverSearch, SearchConfig, TurnSearch
 from tests.search.hunl_spots import CHECKED_DOWN, scripted
 
 
@@ -68,9 +70,22 @@ def test_budget_solves_fills_in_only_the_missing_budgets(capped: Blueprint) -> N
     budgeted = BlueprintAgent(capped, allin="solve", allin_budget_ms=500)
     budgeted.budget_solves(2.0)
     assert budgeted.allin_budget_ms == 500.0
-    search = SearchAgent(capped, budget_ms=None, turn_budget_ms=300, preflop_budget_ms=None)
+    search = SearchAgent(
+        capped,
+        SearchConfig(
+            preflop=PreflopSearch(budget_ms=None),
+            turn=TurnSearch(budget_ms=300),
+            river=RiverSearch(budget_ms=None),
+        ),
+    )
     search.budget_solves(2.0)
-    assert (search.allin_budget_ms, search.budget_ms, search.turn_budget_ms, search.preflop_budget_ms) == (
+    config = search.config
+    assert (
+        search.allin_budget_ms,
+        config.river.budget_ms,
+        config.turn.budget_ms,
+        config.preflop.budget_ms,
+    ) == (
         2000.0,
         2000.0,
         300.0,
@@ -78,7 +93,7 @@ def test_budget_solves_fills_in_only_the_missing_budgets(capped: Blueprint) -> N
     )
     default = SearchAgent(capped)
     default.budget_solves(2.0)
-    assert default.preflop_budget_ms == DEFAULT_PREFLOP_BUDGET_MS  # a budget already: kept
+    assert default.config.preflop.budget_ms == SearchConfig().preflop.budget_ms  # a budget already: kept
 
 
 @pytest.mark.parametrize("budget", [0, -5, True, "1"])
@@ -180,17 +195,19 @@ def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
     capped: Blueprint, slow_warm_up: threading.Event
 ) -> None:
     observation = Observation.from_state(scripted(capped, CHECKED_DOWN))  # the river, nobody all-in
-    agent = SearchAgent(capped, threshold=0.3, budget_ms=20)
+    agent = SearchAgent(capped, SearchConfig(river=RiverSearch(budget_ms=20)), threshold=0.3)
     blueprint = BlueprintAgent(capped, threshold=0.3)
     assert np.array_equal(agent.decision(observation)[0], blueprint.decision(observation)[0])
     assert (agent.searches_unready, agent.solves) == (1, 0)
     slow_warm_up.set()
     assert allin_module._background is not None
     allin_module._background.join()
-    agent.budget_ms = 1e6
+    agent.config = dataclasses.replace(agent.config, river=RiverSearch(budget_ms=1e6))
     assert np.array_equal(
         agent.decision(observation)[0],
-        SearchAgent(capped, threshold=0.3, budget_ms=None).decision(observation)[0],
+        SearchAgent(capped, SearchConfig(river=RiverSearch(budget_ms=None)), threshold=0.3).decision(
+            observation
+        )[0],
     )
     assert (agent.searches_unready, agent.solves) == (1, 1)
 

@@ -18,7 +18,9 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import ActionKind, HUNLState, Street
 from pokerai.eval.duplicate import duplicate_match
-from pokerai.search.hunl import ALL_COMBOS, combo_index, combo_probabilities, public_beliefs
+from pokerai.search.beliefs import combo_probabilities, public_beliefs
+from pokerai.search.combos import ALL_COMBOS, combo_index
+from pokerai.search.config import RiverSearch, SearchConfig, TurnSearch
 from pokerai.search.subgame import Subgame, counterfactual_values, solve, with_resolve_gadget
 from pokerai.search.turn import (
     CONTINUATIONS,
@@ -190,7 +192,9 @@ def test_the_turn_solve_gives_a_best_responding_opponent_less_than_the_blueprint
 def test_zero_turn_iterations_play_the_blueprint_exactly(blueprint: Blueprint) -> None:
     observation = Observation.from_state(scripted(blueprint, TO_TURN))
     expected, _ = BlueprintAgent(blueprint, threshold=0.3).decision(observation)
-    found, _ = SearchAgent(blueprint, threshold=0.3, iterations=0, turn=True).decision(observation)
+    found, _ = SearchAgent(
+        blueprint, SearchConfig(turn=TurnSearch(iterations=0), river=RiverSearch(iterations=0)), threshold=0.3
+    ).decision(observation)
     assert np.array_equal(found, expected)
     assert not solve_turn(blueprint, scripted(blueprint, TO_TURN), iterations=0).strategy.any()
 
@@ -199,7 +203,11 @@ def test_a_turn_search_agent_solves_once_per_public_state(blueprint: Blueprint) 
     state = scripted(blueprint, TO_TURN)
     observation = Observation.from_state(state)
     beliefs = public_beliefs(blueprint, state, threshold=0.3)
-    agent = SearchAgent(blueprint, threshold=0.3, iterations=20, turn=True, river_cards=5)
+    agent = SearchAgent(
+        blueprint,
+        SearchConfig(turn=TurnSearch(iterations=20, river_cards=5), river=RiverSearch(iterations=20)),
+        threshold=0.3,
+    )
     reference = BlueprintAgent(blueprint, threshold=0.3)
     changed = 0
     for combo in np.argsort(-beliefs[1])[:20]:  # hands the big blind holds here
@@ -215,7 +223,12 @@ def test_a_turn_search_agent_solves_once_per_public_state(blueprint: Blueprint) 
 
 def test_a_turn_search_agent_plays_whole_hands_against_call(blueprint: Blueprint) -> None:
     agent = SearchAgent(
-        blueprint, threshold=0.3, iterations=10, budget_ms=50, turn=True, turn_budget_ms=50, river_cards=5
+        blueprint,
+        SearchConfig(
+            turn=TurnSearch(iterations=10, budget_ms=50, river_cards=5),
+            river=RiverSearch(iterations=10, budget_ms=50),
+        ),
+        threshold=0.3,
     )
     result = duplicate_match(agent, CallAgent(), 3, seed=4)
     assert result.hands == 6 and np.isfinite(result.mbb_per_hand)
@@ -225,13 +238,10 @@ def test_a_turn_search_agent_plays_whole_hands_against_call(blueprint: Blueprint
 def test_turn_options_of_the_search_spec() -> None:
     agent = make_agent(f"search:{CHECKPOINT}?turn=1&turn_leaves=blueprint&river_cards=6&turn_max_raises=2")
     assert isinstance(agent, SearchAgent)
-    assert (
-        agent.turn
-        and agent.turn_leaves == "blueprint"
-        and agent.river_cards == 6
-        and agent.turn_max_raises == 2
-    )
-    assert not make_agent(f"search:{CHECKPOINT}").turn  # type: ignore[attr-defined]
+    turn = agent.config.turn
+    # turn=1 searches the turn with the river's iterations, as the one shared count did before.
+    assert (turn.iterations, turn.leaves, turn.river_cards, turn.max_raises) == (1000, "blueprint", 6, 2)
+    assert make_agent(f"search:{CHECKPOINT}").config.turn.iterations == 0  # type: ignore[attr-defined]
     for bad in (
         "turn_leaves=unsafe",
         "river_cards=3",

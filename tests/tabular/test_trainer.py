@@ -132,7 +132,7 @@ def test_probabilities_read_the_table(abstraction: Any) -> None:
     blueprint = trainer.blueprint()
     tree = blueprint.tree
     state = HUNLState.new(trainer.game.config, 0, deck=[12, 25, 0, 1, 2, 3, 4, 5, 6])
-    from pokerai.search.hunl import state_record
+    from pokerai.search.beliefs import state_record
 
     records = np.empty(1, dtype=blueprint.encoder.record_dtype)
     records[0] = state_record(state, 0, state.hole_cards(0))

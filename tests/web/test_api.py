@@ -19,7 +19,8 @@ from pokerai.engine.equity import hand_class
 from pokerai.engine.history import to_acpc
 from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.search.allin import load_solver_kernel
-from pokerai.search.hunl import ALL_COMBOS, combos_holding, public_beliefs
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.combos import ALL_COMBOS, combos_holding
 from pokerai.web.analysis import ACTION_NAMES, Analyzer, cell_name
 from pokerai.web.app import create_app
 

@@ -1,0 +1,254 @@
+"""Both players' ranges at a hold'em public state, by Bayes' rule from the blueprint.
+
+Every hold'em search starts from beliefs (:func:`public_beliefs`): both players' ranges
+at the current public state, float64 over the 1,326 combinations of
+:mod:`pokerai.search.combos`. Start uniform over the combinations that hold no board
+card, and after every action in the history multiply the acting player's range by the
+probability the blueprint gives that action holding each combination (one batched
+network call per past decision, :func:`combo_probabilities`; a preflop decision's answers
+for all 1,326 combinations are kept per preflop history, since they do not depend on the
+board). An opponent raise that is not on the blueprint's menu enters through
+:func:`~pokerai.abstraction.bets.translate` (:func:`action_slots`): its probability is the
+sum over the translated slots of weight × blueprint probability. The probabilities are
+the *thresholded* ones the blueprint agent plays (:func:`threshold_probabilities`), so a
+hand that would never take an action gets belief 0. (``opponent_threshold`` sets another
+threshold for the opponent's actions: 0 keeps every hand the network plays that way.)
+
+:func:`state_record` is the network's input record at an engine state, as the blueprint
+agent builds it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts, translate
+from pokerai.deepcfr.encoding import NOT_DEALT
+from pokerai.engine.state import Action, ActionKind, HUNLState, Street
+from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combos_holding
+from pokerai.tabular.blueprint import AnyBlueprint
+
+
+def threshold_probabilities(probabilities: npt.ArrayLike, threshold: float) -> npt.NDArray[np.float64]:
+    """Thresholding (Ganzfried, Sandholm & Waugh 2012) of each row of float ``[N, num_slots]``.
+
+    Slots below ``threshold`` get 0 and each row is renormalised; a row left
+    empty keeps only its most likely slot. ``threshold`` 0 returns the rows
+    unchanged. The same rule as :class:`pokerai.agents.blueprint.BlueprintAgent`.
+    """
+    rows = np.array(probabilities, dtype=np.float64, ndmin=2)
+    if threshold <= 0:
+        return rows
+    kept = np.where(rows >= threshold, rows, 0.0)
+    empty = kept.sum(axis=1) == 0
+    kept[np.flatnonzero(empty), np.argmax(rows[empty], axis=1)] = 1.0
+    result: npt.NDArray[np.float64] = kept / kept.sum(axis=1, keepdims=True)
+    return result
+
+
+def state_record(
+    state: HUNLState, player: int, hole_cards: Sequence[int], chip_scale: float = 1.0
+) -> tuple[Any, ...]:
+    """The ``HUNLEncoder`` record of ``player`` holding ``hole_cards`` at the engine ``state``.
+
+    The same record as :func:`pokerai.agents.blueprint.observation_record` (the
+    learning-game seat is 0 on the button); ``chip_scale`` multiplies the chip
+    fields (rounded to whole chips) to express another game's chips in the
+    blueprint's.
+    """
+    opponent = 1 - player
+    dealt = state.board
+    board = [*sorted(dealt[:3]), *dealt[3:]]
+    board += [NOT_DEALT] * (5 - len(board))
+    owed = max(0, min(state.bets[opponent] - state.bets[player], state.stacks[player]))
+    start = state.street_starts[state.street]
+    raises = sum(1 for action in state.history[start:] if action.kind is ActionKind.RAISE)
+
+    def chips(amount: int) -> int:
+        return amount if chip_scale == 1.0 else round(amount * chip_scale)
+
+    return (
+        0 if player == state.button else 1,
+        sorted(hole_cards),
+        board,
+        state.street,
+        chips(state.pot),
+        chips(state.stacks[player]),
+        chips(state.stacks[opponent]),
+        chips(owed),
+        min(raises, 255),
+    )
+
+
+def combo_probabilities(
+    blueprint: AnyBlueprint,
+    state: HUNLState,
+    combos: npt.NDArray[np.int64],
+    threshold: float = 0.0,
+) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
+    """The blueprint's (thresholded) policy of the player to act holding each of ``combos``: one network call.
+
+    ``combos`` are indices into :data:`~pokerai.search.combos.ALL_COMBOS` (they must not hold a board
+    card). Returns the legal slots, each slot's chips (as
+    :func:`~pokerai.abstraction.bets.legal_slot_amounts`) and float64
+    ``[len(combos), num_slots]`` probabilities, 0 on illegal slots.
+    """
+    player = state.to_act
+    if player is None:
+        raise ValueError("the hand is over, so there is no player to act and no policy to ask")
+    abstraction: BetAbstraction = blueprint.game.bets
+    legal, amounts = legal_slot_amounts(state, abstraction)
+    mask = np.zeros(abstraction.num_slots, dtype=np.bool_)
+    mask[list(legal)] = True
+    chip_scale = blueprint.game.config.big_blind / state.config.big_blind
+    records = np.empty(len(combos), dtype=blueprint.encoder.record_dtype)
+    if len(combos):
+        records[:] = state_record(state, player, (0, 1), chip_scale)
+        records["hole"] = ALL_COMBOS[combos]
+    seat = 0 if player == state.button else 1
+    probabilities = blueprint.probabilities_batch(
+        records, np.broadcast_to(mask, (len(combos), mask.size)), seat
+    )
+    return legal, amounts, threshold_probabilities(probabilities, threshold)
+
+
+def action_slots(
+    state: HUNLState,
+    action: Action,
+    legal: Sequence[int],
+    amounts: Sequence[int],
+    abstraction: BetAbstraction,
+) -> list[tuple[int, float]]:
+    """The menu slots that stand for ``action`` at ``state`` (before it): (slot, weight) pairs summing to 1.
+
+    Fold and check/call are their slots; a raise to a menu amount is that slot,
+    and any other raise is translated (:func:`~pokerai.abstraction.bets.translate`).
+    A raise where the menu has no raise at all (its street's ``max_raises`` is
+    reached) stands for no slot: the list is empty.
+    """
+    if action.kind is ActionKind.FOLD:
+        return [(FOLD_SLOT, 1.0)]
+    if action.kind is not ActionKind.RAISE:
+        return [(CHECK_CALL_SLOT, 1.0)]
+    if all(slot in (FOLD_SLOT, CHECK_CALL_SLOT) for slot in legal):
+        return []
+    for slot in legal:
+        if slot not in (FOLD_SLOT, CHECK_CALL_SLOT) and amounts[slot] == action.amount:
+            return [(slot, 1.0)]
+    return translate(state, action.amount, abstraction)
+
+
+PREFLOP_CACHE_SIZE = 256
+"""Preflop public histories whose blueprint probabilities :func:`public_beliefs` keeps per blueprint
+(each float64 ``[1326, num_slots]``, about 85 kB with 8 slots)."""
+
+_PREFLOP_PROBABILITIES: weakref.WeakKeyDictionary[
+    AnyBlueprint, OrderedDict[Any, tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]]
+] = weakref.WeakKeyDictionary()
+
+
+def _history_probabilities(
+    blueprint: AnyBlueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
+) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
+    """:func:`combo_probabilities` (unthresholded) for ``candidates`` at a past decision ``state``.
+
+    A preflop decision does not depend on the board, so its probabilities are asked for all
+    1,326 combinations at once and kept per public history (the last
+    :data:`PREFLOP_CACHE_SIZE`): every later hand with that preflop history reuses them.
+    """
+    if state.street != Street.PREFLOP:
+        return combo_probabilities(blueprint, state, candidates, 0.0)
+    cache = _PREFLOP_PROBABILITIES.setdefault(blueprint, OrderedDict())
+    key = (state.config, state.button, tuple(state.history))
+    entry = cache.get(key)
+    if entry is None:
+        entry = combo_probabilities(blueprint, state, np.arange(NUM_COMBOS), 0.0)
+        entry[2].flags.writeable = False
+        cache[key] = entry
+        while len(cache) > max(PREFLOP_CACHE_SIZE, 0):
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    legal, amounts, probabilities = entry
+    return legal, list(amounts), probabilities[candidates]  # copies: the entry stays as it was
+
+
+def public_beliefs(
+    blueprint: AnyBlueprint,
+    state: HUNLState,
+    *,
+    threshold: float = 0.0,
+    hole_cards: tuple[int, int] | None = None,
+    opponent_threshold: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Both players' ranges at ``state``: float64 ``[2, 1326]`` by engine player, each row summing to 1.
+
+    ``state`` is an engine state whose history and board are the real ones (its
+    hole cards may be placeholders: they are never read). The history is
+    replayed from the start of the hand, and each action multiplies the actor's
+    range by the blueprint's probability of it (module docstring), with the
+    blueprint thresholded at ``threshold``; ``opponent_threshold`` (None: the same),
+    if given, is the threshold for the actions of the player *not* to act at
+    ``state`` (the searcher's opponent). The searcher's own range follows the
+    thresholded blueprint it plays, while an opponent that is not this blueprint
+    makes actions the threshold would drop, and a thresholded opponent range can
+    shrink to a handful of hands. Combinations that hold a board card
+    get 0. With ``hole_cards`` (the cards of ``state.to_act``, the searcher), the
+    other player's combinations that hold one of them get 0 too.
+
+    If the blueprint gives an observed action probability 0 for every hand still
+    in the actor's range, the unthresholded probabilities are used for that
+    action instead, and if those are 0 too the action leaves the range as it
+    was: a range never becomes empty. A raise past the menu's ``max_raises``,
+    which the blueprint cannot make, leaves the range as it was too.
+    """
+    abstraction: BetAbstraction = blueprint.game.bets
+    if opponent_threshold is not None and state.to_act is None:
+        raise ValueError("opponent_threshold needs a player to act at the state (the hand is over)")
+    thresholds = [threshold, threshold]
+    if opponent_threshold is not None and state.to_act is not None:
+        thresholds[1 - state.to_act] = opponent_threshold
+    board = state.board
+    live = np.flatnonzero(~combos_holding(board))
+    weights = np.zeros((2, NUM_COMBOS))
+    weights[:, live] = 1.0
+    replay = HUNLState.new(state.config, state.button, deck=state.deal)
+    for action in state.history:
+        actor = replay.to_act
+        assert actor is not None and actor == action.player, "the history replays on its own deal"
+        candidates = live[weights[actor, live] > 0]
+        legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
+        pairs = action_slots(replay, action, legal, amounts, abstraction)
+        if not pairs:  # a raise past the menu's cap: the blueprint has no such action
+            replay.apply(action)
+            continue
+        for probabilities in (threshold_probabilities(raw, thresholds[actor]), raw):
+            likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
+            updated = weights[actor, candidates] * likelihood
+            if updated.sum() > 0:
+                weights[actor, candidates] = updated / updated.max()  # rescaled against underflow
+                break
+        replay.apply(action)
+    if hole_cards is not None and state.to_act is not None:
+        weights[1 - state.to_act, combos_holding(hole_cards)] = 0.0
+        if weights[1 - state.to_act].sum() == 0:  # only hands holding our cards were left
+            weights[1 - state.to_act, live] = 1.0
+            weights[1 - state.to_act, combos_holding(hole_cards)] = 0.0
+    result: npt.NDArray[np.float64] = weights / weights.sum(axis=1, keepdims=True)
+    return result
+
+
+__all__ = [
+    "PREFLOP_CACHE_SIZE",
+    "action_slots",
+    "combo_probabilities",
+    "public_beliefs",
+    "state_record",
+    "threshold_probabilities",
+]

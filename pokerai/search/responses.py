@@ -1,0 +1,176 @@
+"""The search side of the opponent models learnt during a match (:mod:`pokerai.agents.opponent`).
+
+Two models change the river search against an opponent that does not play like the
+blueprint:
+
+* the **check cap** (:class:`~pokerai.agents.opponent.RiverCheckCap`): once the opponent
+  opened the river with a check (:func:`opened_river_with_check`), :func:`capped_beliefs`
+  keeps only :data:`CAP_FLOOR` of its belief in each hand whose
+  :func:`~pokerai.search.showdown.river_strength` is above the cap learnt from
+  :data:`DEFAULT_MIN_SHOWDOWNS` (by default) of its showdowns;
+* the **answers to a bet** (:class:`~pokerai.agents.opponent.RiverResponses`): how often
+  the opponent folded, called and raised to the searcher's first river bet, by bet size
+  (:func:`size_bucket`) and by whether it had checked first (:class:`ResponseCounts`);
+  :func:`response_strategies` turns the counts into the opponent's strategies that
+  :func:`~pokerai.search.subgame.solve` mixes into its answers.
+
+:func:`~pokerai.search.river.solve_river` applies both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT
+from pokerai.engine.state import Action, ActionKind, Street
+from pokerai.search.showdown import river_strength
+from pokerai.search.subgame import Decision
+
+if TYPE_CHECKING:  # river imports this module: the annotation only
+    from pokerai.search.river import RiverSubgame
+
+
+def opened_river_with_check(history: Sequence[Action], street_starts: Sequence[int], player: int) -> bool:
+    """Whether ``player`` made the first action of the river, and it was a check.
+
+    ``street_starts`` is the engine state's (the ``history`` index where each street began).
+    """
+    if len(street_starts) <= Street.RIVER or street_starts[Street.RIVER] >= len(history):
+        return False
+    first = history[street_starts[Street.RIVER]]
+    return first.player == player and first.kind == ActionKind.CHECK
+
+
+RESPONSE_SIZES = (0.6, 1.1, 3.0)
+"""Upper bounds of the bet-size buckets of :class:`ResponseCounts`, as fractions of the pot
+before the bet: up to 0.6, up to 1.1, up to 3, larger (on the shipped menu, all-in)."""
+DEFAULT_RESPONSE_PRIOR = 20.0
+"""Observations at which the response model is trusted half (the weight is n / (n + prior))."""
+
+
+def size_bucket(fraction: float) -> int:
+    """The bucket of a bet of ``fraction`` of the pot before it: 0 to 3 (:data:`RESPONSE_SIZES`)."""
+    return sum(fraction > bound for bound in RESPONSE_SIZES)
+
+
+@dataclass(frozen=True)
+class ResponseCounts:
+    """How often the opponent folded, called and raised to the searcher's first river bet.
+
+    ``counts[context][bucket]`` is ``(folds, calls, raises)``; ``context`` 1 when the opponent
+    had checked first on the river, 0 when the searcher opened; ``bucket`` by
+    :func:`size_bucket`. ``prior`` as :data:`DEFAULT_RESPONSE_PRIOR`. Hashable, so a solve
+    can be cached on it.
+    """
+
+    counts: tuple[tuple[tuple[int, int, int], ...], ...]
+    prior: float = DEFAULT_RESPONSE_PRIOR
+
+    def shares(self, context: int, fraction: float) -> tuple[float, float, float] | None:
+        """``(weight, fold share, raise share)`` for a bet of ``fraction`` of the pot, or None
+        when no such bet was answered yet; ``weight`` is n / (n + prior)."""
+        folds, calls, raises = self.counts[context][size_bucket(fraction)]
+        total = folds + calls + raises
+        if total == 0:
+            return None
+        return total / (total + self.prior), folds / total, raises / total
+
+
+DEFAULT_MIN_SHOWDOWNS = 30
+"""Showdowns after the opponent's river check before its learnt cap is used
+(:class:`~pokerai.agents.opponent.RiverCheckCap`)."""
+CAP_FLOOR = 0.05
+"""The factor :func:`capped_beliefs` leaves on an opponent hand above its cap (not 0, so that a
+cap learnt from too few showdowns cannot empty a range that holds only such hands)."""
+
+
+def capped_beliefs(
+    beliefs: npt.NDArray[np.float64], board: tuple[int, ...], opponent: int, cap: float
+) -> npt.NDArray[np.float64]:
+    """``beliefs`` float64 ``[2, 1326]`` with ``opponent``'s hands stronger than ``cap`` (by
+    :func:`~pokerai.search.showdown.river_strength` on ``board``) weighted :data:`CAP_FLOOR` times,
+    rows summing to 1 again."""
+    if not 0.0 <= cap <= 1.0:
+        raise ValueError(f"a strength cap is a number in [0, 1], got {cap!r}")
+    result = beliefs.copy()
+    above = river_strength(tuple(board)) > cap
+    if not np.any(result[opponent, above] > 0):  # nothing to cap: the same beliefs, to the bit
+        return result
+    result[opponent, above] *= CAP_FLOOR
+    total = result[opponent].sum()
+    if total > 0:
+        result[opponent] /= total
+    else:  # not reached while the beliefs row sums to 1
+        result[opponent] = beliefs[opponent]
+    return result
+
+
+def response_strategies(
+    river: RiverSubgame, counts: ResponseCounts
+) -> dict[int, tuple[float, npt.NDArray[np.float64]]]:
+    """The opponent's modelled answers to the searcher's first river bet, for :func:`solve`'s ``fixed``.
+
+    Only where the searcher opens the betting at the root (nothing to call): for each of its bets,
+    the node where the opponent answers gets the strategy that folds the weakest hands of the
+    opponent's root range (by :func:`~pokerai.search.showdown.river_strength`, weighted by its
+    reach) with the fold share of ``counts``, raises the strongest with the raise share (spread
+    evenly over the raise children; a call where none is left) and calls with the rest, trusted with
+    ``counts``' weight. A bet size ``counts`` has never seen gets no model.
+    """
+    subgame = river.subgame
+    root, states = river.root, river.decision_states
+    assert root is not None and states is not None
+    if states[0].call_amount != 0:
+        return {}
+    searcher = river.root_player
+    opponent = 1 - searcher
+    context = int(opened_river_with_check(states[0].history, states[0].street_starts, opponent))
+    reach = subgame.reach[opponent]
+    total = reach.sum()
+    if total <= 0:
+        return {}
+    strength = river_strength(river.board)[river.hands]
+    order = np.argsort(strength, kind="stable")
+    weakest_share = np.empty(len(order))  # the share of the range below each hand's middle
+    weakest_share[order] = (np.cumsum(reach[order]) - reach[order] / 2) / total
+    fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
+    for node, (slot, nested) in zip(subgame.children(0), root.children, strict=True):
+        if slot in (FOLD_SLOT, CHECK_CALL_SLOT) or not isinstance(nested, Decision):
+            continue
+        # The bet as a fraction of the pot before it, as RiverResponses counts it.
+        shares = counts.shares(context, states[node].bets[searcher] / states[0].pot)
+        if shares is None:
+            continue
+        weight, fold_share, raise_share = shares
+        labels = [int(label) for label, _ in nested.children]
+        raises = [index for index, label in enumerate(labels) if label not in (FOLD_SLOT, CHECK_CALL_SLOT)]
+        call = labels.index(CHECK_CALL_SLOT)
+        strategy = np.zeros((len(river.hands), len(labels)))
+        folds = weakest_share < fold_share
+        raising = (weakest_share > 1.0 - raise_share) & ~folds
+        strategy[folds, labels.index(FOLD_SLOT)] = 1.0
+        strategy[~folds & ~raising, call] = 1.0
+        if raises:
+            strategy[np.ix_(np.flatnonzero(raising), np.asarray(raises, dtype=np.int64))] = 1.0 / len(raises)
+        else:
+            strategy[raising, call] = 1.0
+        fixed[node] = (weight, strategy)
+    return fixed
+
+
+__all__ = [
+    "CAP_FLOOR",
+    "DEFAULT_MIN_SHOWDOWNS",
+    "DEFAULT_RESPONSE_PRIOR",
+    "RESPONSE_SIZES",
+    "ResponseCounts",
+    "capped_beliefs",
+    "opened_river_with_check",
+    "response_strategies",
+    "size_bucket",
+]

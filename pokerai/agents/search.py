@@ -129,11 +129,8 @@ class SearchAgent(BlueprintAgent):
         )
         self.config = load_search_config(None if config is None else config_to_dict(config))
         """What the agent searches with (checked); :meth:`budget_solves` may fill in its budgets."""
-        flop_iterations = self.config.flop.iterations
-        if flop_iterations > 0:
-            raise ValueError(
-                f"flop search is not available yet: flop.iterations must be 0, got {flop_iterations}"
-            )
+        if self.config.pipeline != "river":
+            raise ValueError("SearchAgent plays pipeline: river; StreetSearchAgent plays pipeline: street")
         self.check_model = RiverCheckCap(self.config.cap_showdowns) if self.config.check_cap else None
         """The opponent model of ``check_cap`` (learnt in :meth:`end_hand`), or None."""
         self.response_model = RiverResponses(self.config.response_prior) if self.config.responses else None

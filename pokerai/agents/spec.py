@@ -200,6 +200,10 @@ def _search(path: str) -> Agent:
     path, options = _options(path, {*_BLUEPRINT_KEYS, *spec_keys()})
     search_options = {key: value for key, value in options.items() if key not in _BLUEPRINT_KEYS}
     config = with_overrides(load_search_config(), search_options)
+    if config.pipeline == "street":
+        from pokerai.agents.street import load_street_search_agent
+
+        return load_street_search_agent(path, config, **_blueprint_options(options))
     return load_search_agent(path, config, **_blueprint_options(options))
 
 

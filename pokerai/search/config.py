@@ -34,6 +34,8 @@ from pokerai.config import ConfigError, config_to_dict, load_config
 from pokerai.search.responses import DEFAULT_MIN_SHOWDOWNS, DEFAULT_RESPONSE_PRIOR
 from pokerai.search.turn import DEFAULT_BIAS, DEFAULT_RIVER_CARDS, DEFAULT_ROLLOUT_RAISES
 
+Pipeline = Literal["river", "street"]
+"""Which search the agent runs: each street's own solve, or the street pipeline at every searched street."""
 TurnLeaves = Literal["depth_limited", "blueprint"]
 """Turn leaf kinds: the opponent picks among the four continuations, or both play the blueprint."""
 
@@ -86,17 +88,52 @@ class PreflopSearch(StreetSearch):
     """
 
     budget_ms: float | None = field(default=5000.0, metadata=_BUDGET_MS)
+    buckets: int | None = field(
+        default=169,
+        metadata={
+            "min": 2,
+            "help": "street pipeline: hands merged into this many buckets that share a strategy "
+            "(k-means on their values); none: every hand its own",
+        },
+    )
 
 
 @dataclass(frozen=True)
 class FlopSearch(StreetSearch):
-    """The flop search: not available yet, so ``iterations`` must stay 0 (the blueprint plays)."""
+    """The flop search of the street pipeline (``pipeline: street``, :mod:`pokerai.search.street`); off.
 
-    iterations: int = field(
-        default=0, metadata={"min": 0, "help": "0: flop search is not available yet (the blueprint plays)"}
-    )
+    At a leaf (the flop's betting closed with chips behind) the opponent picks among the four
+    continuation strategies (``leaves="depth_limited"``) or both play the blueprint
+    (``"blueprint"``); each is valued by blueprint rollouts of the turn's betting over
+    ``turn_cards`` seeded turn cards, at most ``rollout_raises`` raises, ending in the
+    river's check-down equity. A biased continuation multiplies its favoured actions by ``bias``.
+    """
+
     budget_ms: float | None = field(default=1000.0, metadata=_BUDGET_MS)
     max_raises: int | None = field(default=1, metadata=_MAX_RAISES)
+    leaves: TurnLeaves = field(
+        default="depth_limited",
+        metadata={"help": "leaf values: depth_limited (four continuations) or blueprint"},
+    )
+    turn_cards: int = field(
+        default=4, metadata={"min": 2, "max": 8, "help": "turn cards per leaf rollout, 2 to 8"}
+    )
+    rollout_raises: int | None = field(
+        default=DEFAULT_ROLLOUT_RAISES,
+        metadata={"min": 0, "help": "raises in the turn trees of the leaf rollouts; none: no cap"},
+    )
+    bias: float = field(
+        default=DEFAULT_BIAS,
+        metadata={"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"},
+    )
+    buckets: int | None = field(
+        default=200,
+        metadata={
+            "min": 2,
+            "help": "street pipeline: hands merged into this many buckets that share a strategy "
+            "(k-means on their values); none: every hand its own",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -129,6 +166,14 @@ class TurnSearch(StreetSearch):
         default=DEFAULT_BIAS,
         metadata={"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"},
     )
+    buckets: int | None = field(
+        default=200,
+        metadata={
+            "min": 2,
+            "help": "street pipeline: hands merged into this many buckets that share a strategy "
+            "(k-means on their values); none: every hand its own",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -155,6 +200,20 @@ class SearchConfig:
     flop: FlopSearch = field(default_factory=FlopSearch)
     turn: TurnSearch = field(default_factory=TurnSearch)
     river: RiverSearch = field(default_factory=RiverSearch)
+    pipeline: Pipeline = field(
+        default="river",
+        metadata={
+            "help": "river: each street's own solve (river, and turn and preflop when on); street: the "
+            "street pipeline (search/street.py) re-solves every searched street from its start"
+        },
+    )
+    floor: float = field(
+        default=0.05,
+        metadata={
+            "min": 0.0,
+            "help": "street pipeline: the floor in [0, 1) on each opponent action's probability in its range",
+        },
+    )
     safe: bool = field(
         default=False,
         metadata={
@@ -200,6 +259,16 @@ class SearchConfig:
             raise ValueError(f"response_prior must be a positive number, got {self.response_prior}")
         if self.responses and self.safe:
             raise ValueError("responses does not work with safe (the gadget's tree has no modelled nodes)")
+        if _is_number(self.floor) and not self.floor < 1.0:
+            raise ValueError(f"floor must be in [0, 1), got {self.floor}")
+        if self.pipeline == "river" and _is_number(self.flop.iterations) and self.flop.iterations > 0:
+            raise ValueError("flop search needs pipeline: street (the river pipeline has none)")
+        if self.pipeline == "street":
+            river_only = [name for name in ("river_allin", "check_cap", "responses") if getattr(self, name)]
+            if river_only:
+                raise ValueError(
+                    f"{river_only[0]} needs pipeline: river (the street pipeline has no such option)"
+                )
 
     def street(self, street: int) -> StreetSearch:
         """The search of ``street`` (:class:`~pokerai.engine.state.Street`: 0 preflop to 3 river)."""

@@ -36,6 +36,22 @@ At a public state (the board, if dealt, and the betting so far) with player
    for ``iterations`` iterations (or until ``time_budget_ms``), then
    ``strategy = (1 − b)·blueprint + b·local`` with ``b = min(done / full_iterations, 1)``.
    Zero iterations play the blueprint exactly.
+
+Two settings follow the hold'em street search (:mod:`pokerai.search.street`):
+
+* ``root="round"`` roots the subgame at the **start of the current round**
+  instead of at the decision (Brown & Sandholm, "Superhuman AI for multiplayer
+  poker", Science 2019). The actions already taken in the round are on the
+  tree; ``p``'s earlier decisions in the round are frozen at the strategies it
+  played there (``solve(..., fixed=...)``), so the opponent's actions in the
+  round come out of the solve, not out of Bayes' rule on the blueprint. The
+  ranges are those at the round's start (step 1 over the earlier round), and
+  ``p`` plays the solution at the node of its current decision. With ``safe``
+  the gadget goes around the round's tree, whose blueprint layout has the
+  frozen strategies at the frozen nodes.
+* ``floor``: each of the opponent's actions multiplies its range by
+  ``floor + (1 − floor)·p`` rather than by the blueprint's probability ``p``,
+  so an opponent who is not the blueprint keeps every card it could hold.
 """
 
 from __future__ import annotations
@@ -43,6 +59,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +79,7 @@ from pokerai.solvers.policy import TabularPolicy
 NUM_CARDS = len(CARD_NAMES)
 LEAF_MODES = ("depth_limited", "blueprint")
 OWN_RANGES = ("search", "blueprint")
+ROOTS = ("decision", "round")
 CONTINUATIONS = ("blueprint", "fold", "call", "raise")
 """The continuation strategies an opponent picks from at a depth-limited leaf."""
 _BIASED_ACTION = {"fold": FOLD, "call": CALL, "raise": RAISE}
@@ -83,6 +101,15 @@ class LeducSearchConfig:
             continuation strategies.
         time_budget_ms: stop a decision's solve after this many milliseconds
             (at least one iteration runs); ``None`` for no limit.
+        own_range: ``"search"`` (the searcher's range from the strategies it
+            played at its earlier decisions) or ``"blueprint"`` (Bayes on the
+            blueprint, as for the opponent).
+        safe: wrap the subgame in the re-solving gadget.
+        uniform_weight: the uniform share of the opponent's root reach in the gadget.
+        root: ``"decision"`` (the subgame starts at the current decision) or
+            ``"round"`` (at the start of the current round, the searcher's
+            earlier decisions in it frozen; module docstring).
+        floor: the least factor an opponent's action puts on its range, in [0, 1).
     """
 
     iterations: int = 100
@@ -93,6 +120,8 @@ class LeducSearchConfig:
     own_range: str = "search"
     safe: bool = True
     uniform_weight: float = 0.5
+    root: Literal["decision", "round"] = "decision"
+    floor: float = 0.0
 
     def __post_init__(self) -> None:
         if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 0:
@@ -107,6 +136,14 @@ class LeducSearchConfig:
             raise ValueError(f"leaves must be one of {', '.join(LEAF_MODES)}, got {self.leaves!r}")
         if self.own_range not in OWN_RANGES:
             raise ValueError(f"own_range must be one of {', '.join(OWN_RANGES)}, got {self.own_range!r}")
+        if self.root not in ROOTS:
+            raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {self.root!r}")
+        if (
+            isinstance(self.floor, bool)
+            or not isinstance(self.floor, (int, float))
+            or not 0.0 <= self.floor < 1.0
+        ):
+            raise ValueError(f"floor must be a number in [0, 1), got {self.floor!r}")
         if not self.bias >= 1.0:
             raise ValueError(f"bias must be at least 1, got {self.bias!r}")
         if self.time_budget_ms is not None and not self.time_budget_ms >= 0:
@@ -141,6 +178,15 @@ class PublicState:
         return state.information_state_key(0)
 
     @property
+    def round_start(self) -> PublicState:
+        """The public state at the first action of the current round."""
+        return PublicState(self.board, (*self.rounds[:-1], ""))
+
+    def child(self, action: int) -> PublicState:
+        """The public state after the player to act takes ``action``."""
+        return PublicState(self.board, (*self.rounds[:-1], self.rounds[-1] + "fcr"[action]))
+
+    @property
     def representative(self) -> LeducState:
         """A history with this betting (private cards chosen not to clash with the board)."""
         free = [card for card in range(NUM_CARDS) if card != self.board]
@@ -168,6 +214,34 @@ def _matrices(board: int | None) -> tuple[npt.NDArray[np.float64], npt.NDArray[n
     return valid, showdown
 
 
+@dataclass(frozen=True, eq=False)
+class LeducSubgame:
+    """A decision's subgame, ready for :func:`~pokerai.search.subgame.solve`.
+
+    Attributes:
+        game: the public tree from ``start`` to the end of the round (inside the
+            re-solving gadget with ``safe``); its hands are the six cards.
+        path: the node in ``game`` of each decision from ``start`` to the
+            current one, which is last (one node unless ``root="round"``).
+        fixed: the searcher's frozen decisions, in ``game``'s node indices:
+            ``(1.0, strategy)`` with float64 ``[6, num_children]`` the strategy it
+            played there (uniform for the board card, which no one holds).
+        start: the public state at the tree's root (below the gadget).
+        searcher: the player to act at the current decision.
+    """
+
+    game: Subgame
+    path: tuple[int, ...]
+    fixed: dict[int, tuple[float, npt.NDArray[np.float64]]]
+    start: PublicState
+    searcher: int
+
+    @property
+    def node(self) -> int:
+        """The current decision's node in ``game``."""
+        return self.path[-1]
+
+
 class LeducSearch:
     """Depth-limited re-solving of a Leduc ``blueprint`` at each decision (module docstring)."""
 
@@ -178,7 +252,9 @@ class LeducSearch:
         self.config = config if config is not None else LeducSearchConfig()
         self.tree = blueprint.tree
         self._leaf_cache: dict[tuple[str, int, str], npt.NDArray[np.float64]] = {}
-        self._decision_cache: dict[PublicState, tuple[npt.NDArray[np.float64], Solution | None]] = {}
+        self._decision_cache: dict[
+            PublicState, tuple[npt.NDArray[np.float64], tuple[LeducSubgame, Solution] | None]
+        ] = {}
         self.solutions: list[Solution] = []
         """Every solve run so far (for timing)."""
 
@@ -187,8 +263,13 @@ class LeducSearch:
     def _row(self, key: str) -> npt.NDArray[np.float64]:
         return self.blueprint.probabilities[self.tree.infoset_index(key)]
 
-    def beliefs(self, public: PublicState) -> npt.NDArray[np.float64]:
+    def beliefs(self, public: PublicState, searcher: int | None = None) -> npt.NDArray[np.float64]:
         """float64 ``[2, 6]``: each player's range over its card at ``public``, normalised to sum to 1.
+
+        ``searcher`` (default: the player to act at ``public``) is the player
+        whose own actions count through the strategies the search played there
+        when ``own_range`` is ``"search"``; the other player's actions count
+        through the blueprint, floored at ``floor``.
 
         Raises ``ValueError`` when the blueprint gives the observed betting
         probability 0 whatever the player holds.
@@ -196,7 +277,9 @@ class LeducSearch:
         reach = np.ones((2, NUM_CARDS))
         if public.board is not None:
             reach[:, public.board] = 0.0
-        searcher = public.representative.current_player()
+        if searcher is None:
+            searcher = public.representative.current_player()
+        floor = self.config.floor
         for round_index, letters in enumerate(public.rounds):
             prefix_rounds = (*public.rounds[:round_index], "")
             board = public.board if round_index == 1 else None
@@ -207,9 +290,11 @@ class LeducSearch:
                 if player == searcher and self.config.own_range == "search":
                     reach[player] *= self.decide(prefix)[:, action]
                     continue
+                floored = floor if player != searcher else 0.0
                 for card in range(NUM_CARDS):
                     if reach[player, card] > 0.0:
-                        reach[player, card] *= self._row(prefix.key(card))[action]
+                        probability = self._row(prefix.key(card))[action]
+                        reach[player, card] *= floored + (1.0 - floored) * probability
         totals = reach.sum(axis=1, keepdims=True)
         if np.any(totals <= 0.0):
             player = int(np.flatnonzero(totals[:, 0] <= 0.0)[0])
@@ -272,13 +357,17 @@ class LeducSearch:
 
     # ------------------------------------------------------------------ subgame
 
-    def subgame(self, public: PublicState) -> tuple[Subgame, int]:
-        """The subgame rooted at ``public`` (a decision) and the node of that decision in it.
+    def subgame(self, public: PublicState) -> LeducSubgame:
+        """The subgame to solve at the decision ``public`` (module docstring, steps 2 and 3).
 
-        The root reach is the beliefs. With ``safe`` the tree starts with the
-        opponent's opt-out choice of the re-solving gadget
-        (:func:`~pokerai.search.subgame.opt_out_matrix`), whose alternative is
-        the opponent's value of the subgame with both players on the blueprint.
+        It is rooted at ``public`` or, with ``root="round"``, at the start of its
+        round, with the searcher's earlier decisions in the round frozen at the
+        strategies :meth:`decide` played there. The root reach is the beliefs at
+        the root. With ``safe`` the tree starts with the opponent's opt-out
+        choice of the re-solving gadget (:func:`~pokerai.search.subgame.opt_out_matrix`),
+        whose alternative is the opponent's value of the subgame with both
+        players on the blueprint (the searcher on its frozen strategies where
+        they are frozen).
         """
         valid, showdown = _matrices(public.board)
         matrices: list[npt.NDArray[np.float64]] = [valid, showdown]
@@ -286,6 +375,7 @@ class LeducSearch:
         if searcher not in (0, 1):
             raise ValueError(f"{public} is not a decision")
         opponent = 1 - searcher
+        start = public if self.config.root == "decision" else public.round_start
 
         def leaf(letters: str) -> Decision | Terminal:
             continuations = CONTINUATIONS if self.config.leaves == "depth_limited" else ("blueprint",)
@@ -312,21 +402,56 @@ class LeducSearch:
                 [(action, build(state.child(action))) for action in state.legal_actions()],
             )
 
-        root = build(public.representative)
-        inner = Subgame.from_nested(root, matrices, self.beliefs(public))
+        root = build(start.representative)
+        inner = Subgame.from_nested(root, matrices, self.beliefs(start, searcher))
+        # Walk the round's actions from the root to the current decision, freezing the searcher's.
+        path = [0]
+        fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
+        walked = start
+        for letter in public.rounds[-1][len(start.rounds[-1]) :]:
+            node = path[-1]
+            children = inner.children(node)
+            labels = [int(inner.label[child]) for child in children]
+            action = "fcr".index(letter)
+            if int(inner.player[node]) == searcher:
+                rows = self.decide(walked)[:, labels]
+                totals = rows.sum(axis=1, keepdims=True)
+                # The board card's row is all zeros; it has no reach, any distribution will do.
+                fixed[node] = (
+                    1.0,
+                    np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), 1 / len(labels)),
+                )
+            path.append(children[labels.index(action)])
+            walked = walked.child(action)
+        assert walked == public
         if not self.config.safe:
-            return inner, 0
+            return LeducSubgame(inner, tuple(path), fixed, start, searcher)
+        layout = self.blueprint_strategy(inner, start)
+        for node, (_, rows) in fixed.items():
+            children = inner.children(node)
+            layout[children.start : children.stop] = rows.T
         possible = np.arange(NUM_CARDS) != public.board
         safe = with_resolve_gadget(
             root,
             inner,
-            self.blueprint_strategy(inner, public),
+            layout,
             searcher,
             valid=VALID,
             uniform_weight=self.config.uniform_weight,
             possible=possible,
         )
-        return safe, 1
+
+        def shifted(node: int) -> int:
+            # The gadget puts the inner root at node 1 and every other inner node two places later.
+            return 1 if node == 0 else node + 2
+
+        return LeducSubgame(
+            safe,
+            tuple(shifted(node) for node in path),
+            {shifted(node): value for node, value in fixed.items()},
+            start,
+            searcher,
+        )
 
     def blueprint_strategy(self, subgame: Subgame, public: PublicState) -> npt.NDArray[np.float64]:
         """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout, rooted at ``public``.
@@ -367,24 +492,33 @@ class LeducSearch:
         blueprint = np.zeros((NUM_CARDS, 3))
         for card in cards:
             blueprint[card] = self._row(public.key(card))
-        solution: Solution | None = None
+        searched: tuple[LeducSubgame, Solution] | None = None
         local = blueprint
         if self.config.iterations > 0:
-            subgame, root = self.subgame(public)
+            subgame = self.subgame(public)
             budget = None if self.config.time_budget_ms is None else self.config.time_budget_ms / 1000.0
-            solution = solve(subgame, self.config.iterations, time_budget_s=budget)
+            solution = solve(
+                subgame.game, self.config.iterations, time_budget_s=budget, fixed=subgame.fixed or None
+            )
             self.solutions.append(solution)
-            root_strategy = solution.strategy(subgame, root)  # [6, len(legal)]
+            searched = (subgame, solution)
+            node = subgame.node
+            node_strategy = solution.strategy(subgame.game, node)  # [6, len(legal)]
             local = np.zeros((NUM_CARDS, 3))
-            for column, node in enumerate(subgame.children(root)):
-                local[:, subgame.label[node]] = root_strategy[:, column]
-            assert [subgame.label[node] for node in subgame.children(root)] == legal
-        done = 0 if solution is None else solution.iterations
+            for column, child in enumerate(subgame.game.children(node)):
+                local[:, subgame.game.label[child]] = node_strategy[:, column]
+            assert [subgame.game.label[child] for child in subgame.game.children(node)] == legal
+        done = 0 if searched is None else searched[1].iterations
         strategy = blend(blueprint, local, done, self.config.blend_iterations)
         if public.board is not None:
             strategy[public.board] = 0.0
-        self._decision_cache[public] = (strategy, solution)
+        self._decision_cache[public] = (strategy, searched)
         return strategy
+
+    def searched(self, public: PublicState) -> tuple[LeducSubgame, Solution] | None:
+        """The subgame and CFR+ solution behind :meth:`decide` at ``public`` (None with 0 iterations)."""
+        self.decide(public)
+        return self._decision_cache[public][1]
 
     def action_probabilities(self, state: LeducState) -> dict[int, float]:
         """``{action: probability}`` of the search agent at a decision ``state`` (protocol policy form)."""
@@ -428,8 +562,10 @@ def public_decision_states() -> Iterator[PublicState]:
 __all__ = [
     "CONTINUATIONS",
     "LEAF_MODES",
+    "ROOTS",
     "LeducSearch",
     "LeducSearchConfig",
+    "LeducSubgame",
     "PublicState",
     "public_decision_states",
 ]

@@ -59,6 +59,21 @@ def test_a_card_the_blueprint_never_plays_this_way_gets_zero_belief() -> None:
     assert search.beliefs(PublicState(None, ("c",)))[0, QUEEN_HEARTS] > 0.0
 
 
+def test_a_floor_keeps_a_card_the_blueprint_never_plays_this_way() -> None:
+    blueprint = cfr_plus(30)
+    probabilities = blueprint.probabilities.copy()
+    row = blueprint.tree.infoset_index(PublicState(None, ("",)).key(QUEEN_HEARTS))
+    probabilities[row] = [0.0, 1.0, 0.0]
+    edited = TabularPolicy(blueprint.tree, probabilities)
+    floor = 0.05
+    search = LeducSearch(edited, LeducSearchConfig(own_range="blueprint", floor=floor))
+    beliefs = search.beliefs(PublicState(None, ("r",)))  # player 1 to act: player 0 is the opponent
+    first = [edited.tree.infoset_index(PublicState(None, ("",)).key(card)) for card in range(6)]
+    expected = floor + (1.0 - floor) * edited.probabilities[first, RAISE]
+    assert beliefs[0] == pytest.approx(expected / expected.sum())
+    assert beliefs[0, QUEEN_HEARTS] > 0.0
+
+
 def test_zero_iterations_play_the_blueprint_exactly() -> None:
     blueprint = cfr_plus(10)
     search = LeducSearch(blueprint, LeducSearchConfig(iterations=0))
@@ -83,6 +98,51 @@ def test_search_policy_is_less_exploitable_than_a_weak_blueprint() -> None:
         )
         for action in (CALL, RAISE)
     }
+
+
+def test_round_start_search_is_less_exploitable_than_a_weak_blueprint() -> None:
+    """Re-solving from the round's start, own decisions frozen (0.610 -> 0.490 when measured)."""
+    blueprint = cfr_plus(10)
+    policy = LeducSearch(blueprint, LeducSearchConfig(root="round")).policy()
+    assert exploitability(policy) < exploitability(blueprint) - 0.08
+
+
+@pytest.mark.parametrize("safe", [True, False])
+@pytest.mark.parametrize(
+    ("public", "earlier"),
+    [
+        # Player 0 checked, player 1 bet, player 0 raised: player 1's bet is frozen.
+        (PublicState(None, ("crr",)), PublicState(None, ("c",))),
+        # Second round, player 0 checked and player 1 bet: player 0's check is frozen.
+        (PublicState(QUEEN_HEARTS, ("rc", "cr")), PublicState(QUEEN_HEARTS, ("rc", ""))),
+    ],
+)
+def test_round_start_search_freezes_own_earlier_decisions(
+    public: PublicState, earlier: PublicState, safe: bool
+) -> None:
+    search = LeducSearch(cfr_plus(10), LeducSearchConfig(root="round", safe=safe))
+    searched = search.searched(public)
+    assert searched is not None
+    subgame, solution = searched
+    game = subgame.game
+    assert subgame.start == public.round_start
+    assert len(subgame.path) == len(public.rounds[-1]) + 1
+    # The node after the round's actions up to ``earlier`` is the one frozen.
+    frozen = subgame.path[len(earlier.rounds[-1])]
+    assert list(subgame.fixed) == [frozen]
+    legal = [int(game.label[child]) for child in game.children(frozen)]
+    assert legal == list(earlier.representative.legal_actions())
+    cards = [card for card in range(6) if card != public.board]
+    played = search.decide(earlier)[np.ix_(cards, legal)]
+    assert np.allclose(solution.strategy(game, frozen)[cards], played, atol=1e-12)
+    # What is played now is the blend (1/2 at the defaults) of the blueprint and the solution at
+    # the current node.
+    now = [int(game.label[child]) for child in game.children(subgame.node)]
+    assert now == list(public.representative.legal_actions())
+    rows = [search.tree.infoset_index(public.key(card)) for card in cards]
+    blueprint = search.blueprint.probabilities[np.ix_(rows, now)]
+    expected = 0.5 * blueprint + 0.5 * solution.strategy(game, subgame.node)[cards]
+    assert np.allclose(search.decide(public)[np.ix_(cards, now)], expected, atol=1e-12)
 
 
 def test_safe_depth_limited_search_keeps_an_equilibrium_blueprint_near_equilibrium() -> None:
@@ -118,6 +178,9 @@ def test_unsafe_root_is_exploitable() -> None:
         ({"bias": 0.5}, "bias"),
         ({"time_budget_ms": -1.0}, "time_budget_ms"),
         ({"own_range": "other"}, "own_range"),
+        ({"root": "street"}, "root"),
+        ({"floor": 1.0}, "floor"),
+        ({"floor": -0.1}, "floor"),
     ],
 )
 def test_bad_settings_are_refused(changes: dict[str, object], message: str) -> None:

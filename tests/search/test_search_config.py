@@ -213,8 +213,10 @@ def test_the_agent_checks_a_config_built_in_code_as_the_loader_does() -> None:
     blueprint = Blueprint.load(CAPPED)
     with pytest.raises(ConfigError, match=r"river\.iterations: must be at least 0"):
         SearchAgent(blueprint, SearchConfig(river=RiverSearch(iterations=-1)))
-    with pytest.raises(ValueError, match="flop search is not available yet"):
+    with pytest.raises(ValueError, match="flop search needs pipeline: street"):
         SearchAgent(blueprint, with_overrides(SearchConfig(), {"flop.iterations": "10"}))
+    with pytest.raises(ValueError, match="SearchAgent plays pipeline: river"):
+        SearchAgent(blueprint, SearchConfig(pipeline="street"))
     assert (
         SearchAgent(blueprint, SearchConfig(river=RiverSearch(budget_ms=50))).config.river.budget_ms == 50.0
     )

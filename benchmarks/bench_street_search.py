@@ -1,0 +1,101 @@
+"""Decision time of search at every street: whole hands against an opponent, timed per street.
+
+Each agent plays ``--hands`` seeded hands against ``--opponent`` (hand ``i`` dealt from
+``default_rng([seed, i])``, the agent on the button in even hands) and every decision of the
+agent is timed: ``agent.act(observation, rng)``, from the observation to the action, so the
+street pipeline's solves of its own earlier decisions are cached as they are in play. The
+street pipeline (``--spec``) is compared in the same run with the river search that
+``search:`` plays by default (``--peer``), on the same deals.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40
+
+Prints a Markdown table: per agent and street, the decisions timed, the median, 95th
+percentile and largest milliseconds, and the median CFR+ iterations of the street pipeline's
+solves. One process, one torch thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from collections import defaultdict
+
+import numpy as np
+import torch
+
+from pokerai.agents.base import Agent, Observation
+from pokerai.agents.blueprint import BlueprintAgent
+from pokerai.agents.spec import make_agent
+from pokerai.agents.street import StreetSearchAgent
+from pokerai.engine.state import HUNLState, Street
+
+DEFAULT_SPEC = (
+    "search:checkpoints/hunl_tiny?threshold=0.3&pipeline=street&safe=1&opponent_threshold=0"
+    "&preflop.iterations=1000&preflop.budget_ms=900&flop.iterations=1000&flop.budget_ms=900"
+    "&turn.iterations=1000&turn.budget_ms=900&river.budget_ms=90"
+)
+"""The street pipeline at every street with a budget per decision under the issue's goals."""
+DEFAULT_PEER = "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
+
+
+def play(agent: BlueprintAgent, opponent: Agent, hands: int, seed: int) -> dict[int, list[float]]:
+    """Milliseconds of each of ``agent``'s decisions, by street, over ``hands`` seeded hands."""
+    times: dict[int, list[float]] = defaultdict(list)
+    for hand in range(hands):
+        rng = np.random.default_rng([seed, hand])
+        state = HUNLState.new(agent.blueprint.game.config, hand % 2, rng=rng)
+        seat = 0
+        while not state.is_over:
+            observation = Observation.from_state(state)
+            if state.to_act == seat:
+                started = time.perf_counter()
+                action = agent.act(observation, rng)
+                times[state.street].append(1000.0 * (time.perf_counter() - started))
+            else:
+                action = opponent.act(observation, rng)
+            state.apply(action)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--spec", default=DEFAULT_SPEC)
+    parser.add_argument("--peer", default=DEFAULT_PEER)
+    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--hands", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    print(
+        f"Python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__} (1 thread), "
+        f"{platform.machine()}; {args.hands} hands against {args.opponent}, seed {args.seed}\n"
+    )
+    print("| agent | street | decisions | median ms | p95 ms | max ms | median iterations |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for label, spec in (("street pipeline", args.spec), ("river search (peer)", args.peer)):
+        agent = make_agent(spec)
+        if not isinstance(agent, BlueprintAgent):
+            raise SystemExit(f"{spec} is not a blueprint or search agent")
+        agent.warm_up()
+        times = play(agent, make_agent(args.opponent), args.hands, args.seed)
+        iterations: dict[int, list[int]] = defaultdict(list)
+        if isinstance(agent, StreetSearchAgent):
+            for stat in agent.stats:
+                iterations[stat.street].append(stat.iterations)
+        for street in Street:
+            values = times.get(street, [])
+            if not values:
+                continue
+            median_iterations = f"{np.median(iterations[street]):.0f}" if iterations[street] else "–"
+            print(
+                f"| {label} | {street.name.lower()} | {len(values)} | {np.median(values):.0f} | "
+                f"{np.percentile(values, 95):.0f} | {max(values):.0f} | {median_iterations} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+"""The street pipeline (pokerai.search.street) and the agent that searches every street with it."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, slot_actions
+from pokerai.agents.base import Observation
+from pokerai.agents.baselines import CallAgent, RandomAgent
+from pokerai.agents.blueprint import replay_observation
+from pokerai.agents.spec import make_agent
+from pokerai.agents.street import StreetSearchAgent
+from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.state import Action, ActionKind, HUNLState, Street
+from pokerai.search.beliefs import public_beliefs
+from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combo_index, combos_holding
+from pokerai.search.config import STREETS, SearchConfig, load_search_config, with_overrides
+from pokerai.search.river import solve_river
+from pokerai.search.street import (
+    VALID_MATRIX,
+    Exact,
+    LeafSettings,
+    RiverPayoffs,
+    bucketed_subgame,
+    build_street_tree,
+    hand_buckets,
+    opponent_range,
+    prepare_street,
+    rollout_matrices,
+    solve_street,
+)
+from pokerai.search.subgame import counterfactual_values, inner_solution, solve
+from pokerai.search.turn import leaf_matrices, river_card_sample, turn_matrices
+from tests.search.hunl_spots import CHECKED_DOWN, scripted
+
+TO_TURN = CHECKED_DOWN[:4]
+"""Limp, check, and checks through the flop: the big blind (player 1) acts first on the turn."""
+CHEAP = LeafSettings(continuations=("blueprint", "fold"), cards=2, rollout_raises=0)
+"""Leaves small enough for tests."""
+
+
+def test_rollouts_from_a_river_leaf_equal_the_turn_searchs_leaf_values(capped: Blueprint) -> None:
+    turn = scripted(capped, TO_TURN)
+    leaf = turn.after(ActionKind.CHECK).after(ActionKind.CHECK)
+    board = tuple(turn.board)
+    hands, valid, _, ranks = turn_matrices(board)
+    hands = hands[::40]
+    rows = np.searchsorted(turn_matrices(board)[0], hands)
+    cards = river_card_sample(board, "test", 5)
+    card_ranks = ranks[np.asarray(cards)][:, rows]
+    free = card_ranks >= 0
+    showdown = np.sign(card_ranks[:, :, None] - card_ranks[:, None, :]) * (
+        free[:, :, None] & free[:, None, :]
+    )
+    showdown = showdown * valid[np.ix_(rows, rows)]
+    settings = LeafSettings(continuations=("blueprint", "raise"), cards=5, rollout_raises=1)
+    found = rollout_matrices(capped, leaf, hands, cards, showdown, 0, settings, threshold=0.3)
+    expected = leaf_matrices(
+        capped, leaf, hands, cards, 0, ["blueprint", "raise"], threshold=0.3, max_raises=1
+    )
+    for mine, theirs in zip(found, expected, strict=True):
+        np.testing.assert_allclose(mine, theirs, atol=1e-9)
+
+
+@pytest.mark.parametrize("safe", [False, True])
+def test_the_pipelines_river_agrees_with_the_river_solve(capped: Blueprint, safe: bool) -> None:
+    state = scripted(capped, CHECKED_DOWN)
+    searcher = state.to_act
+    assert state.street == Street.RIVER and searcher is not None
+    beliefs = public_beliefs(capped, state, threshold=0.3)
+    old = solve_river(capped, state, iterations=40, threshold=0.3, max_raises=2, safe=safe)
+    new = solve_street(
+        capped, state, beliefs[searcher], beliefs[1 - searcher], {},
+        iterations=40, max_raises=2, safe=safe, threshold=0.3,
+    )  # fmt: skip
+    inside = beliefs[searcher] > 0
+    assert old.iterations == new.iterations == 40
+    np.testing.assert_allclose(new.strategy[inside], old.strategy[inside], atol=1e-9)
+
+
+def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) -> None:
+    state = scripted(capped, TO_TURN)
+    searcher = state.to_act
+    assert searcher is not None
+    beliefs = public_beliefs(capped, state, threshold=0.3)
+    prepared = prepare_street(
+        capped, state, beliefs[searcher], beliefs[1 - searcher], {}, max_raises=1, safe=True,
+        leaf=CHEAP, threshold=0.3,
+    )  # fmt: skip
+    subgame = prepared.tree.subgame
+    layout = prepared.layout
+    assert layout is not None
+    solved = inner_solution(solve(prepared.game, 200), subgame).average
+    opponent = 1 - searcher
+
+    def gains(strategy: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Per opponent hand: its best-response value against ``strategy`` over that against the blueprint."""
+        found = counterfactual_values(subgame, strategy, opponent, best_response=True)[0]
+        base = counterfactual_values(subgame, layout, opponent, best_response=True)[0]
+        weight = subgame.matrices[VALID_MATRIX] @ subgame.reach[searcher]
+        return np.where(weight > 0, (found - base) / np.where(weight > 0, weight, 1.0), 0.0)
+
+    unsafe = solve(subgame, 200).average
+    # Chips per hand met, in a 200-chip pot.
+    assert gains(solved).max() < 10.0
+    assert gains(unsafe).max() > 10 * max(gains(solved).max(), 1.0)
+
+
+def test_an_off_menu_bet_is_re_solved_at_its_exact_size(capped: Blueprint) -> None:
+    state = scripted(capped, CHECKED_DOWN)
+    bet = 137  # no pot fraction of the menu gives 137 chips into a 200-chip pot
+    state.apply(Action(1, ActionKind.RAISE, bet))
+    beliefs = public_beliefs(capped, state, threshold=0.3)
+    hands = np.flatnonzero(~combos_holding(state.board))
+    payoffs = RiverPayoffs(tuple(state.board), hands)
+    reach = np.stack([beliefs[0, hands], beliefs[1, hands]])
+    tree = build_street_tree(state, capped.game.bets, payoffs, reach, max_raises=1)
+    root = tree.path[0]
+    labels = [tree.subgame.label[child] for child in tree.subgame.children(root)]
+    assert Exact(bet) in labels
+    assert tree.path[1] == tree.subgame.children(root)[labels.index(Exact(bet))]
+    current = tree.decision_states[tree.current]
+    assert (current.bets, current.stacks, current.to_act) == (state.bets, state.stacks, state.to_act)
+    own, opponent = beliefs[0], opponent_range(capped, state, 1, floor=0.05)
+    solution = solve_street(capped, state, own, opponent, {}, iterations=30, max_raises=1)
+    mask, _ = slot_actions(state, capped.game.bets)
+    rows = solution.strategy[hands]
+    assert np.all(rows[:, ~mask] == 0)
+    np.testing.assert_allclose(rows.sum(axis=1), 1.0)
+
+
+def test_the_opponent_range_keeps_every_hand_with_a_floor(capped: Blueprint) -> None:
+    state = scripted(capped, CHECKED_DOWN)
+    live = ~combos_holding(state.board)
+    floored = opponent_range(capped, state, 1, threshold=0.3, floor=0.05)
+    assert floored.sum() == pytest.approx(1.0)
+    assert np.all(floored[live] > 0) and np.all(floored[~live] == 0)
+    with pytest.raises(ValueError, match="floor"):
+        opponent_range(capped, state, 1, floor=1.0)
+
+
+def _config(*streets: Street, iterations: int = 4) -> SearchConfig:
+    """The street pipeline searching ``streets`` with small, untimed solves and cheap leaves."""
+    options = {"pipeline": "street", "flop.turn_cards": "2", "flop.rollout_raises": "0"}
+    options.update({"turn.river_cards": "5", "turn.rollout_raises": "0"})
+    for street in Street:
+        name = STREETS[street]
+        options[f"{name}.iterations"] = str(iterations if street in streets else 0)
+        options[f"{name}.budget_ms"] = "none"
+        options[f"{name}.max_raises"] = "1"
+    return with_overrides(load_search_config(), options)
+
+
+def _agent(capped: Blueprint, *streets: Street) -> StreetSearchAgent:
+    return StreetSearchAgent(capped, _config(*streets), threshold=0.3)
+
+
+def test_zero_iterations_play_the_blueprint(capped: Blueprint) -> None:
+    state = scripted(capped, TO_TURN)
+    agent = StreetSearchAgent(capped, _config(Street.TURN, iterations=0), threshold=0.3)
+    live = np.flatnonzero(~combos_holding(state.board))
+    expected = agent._blueprint_rows(state)
+    np.testing.assert_array_equal(agent.policy(state)[live], expected[live])
+
+
+def test_the_own_range_is_the_product_of_what_the_agent_played(capped: Blueprint) -> None:
+    """Own-range bookkeeping across streets: the probability of the agent's history under its
+    played strategies equals the product of the probabilities it played."""
+    agent = _agent(capped, Street.FLOP, Street.TURN, Street.RIVER)
+    opponent = CallAgent()
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(4):
+        state = HUNLState.new(capped.game.config, int(rng.integers(2)), rng=rng)
+        me = int(rng.integers(2))
+        hole = state.hole_cards(me)
+        product = 1.0
+        while not state.is_over:
+            if state.to_act == me and state.street > Street.PREFLOP:
+                own, _ = agent.own_range(state)
+                # The street's earlier decisions are frozen, not in the range: compare at street starts only.
+                if state.history[state.street_starts[state.street] :] == [] or all(
+                    action.player != me for action in state.history[state.street_starts[state.street] :]
+                ):
+                    assert own[combo_index(*hole)] == pytest.approx(product, rel=1e-9, abs=1e-300)
+                    checked += 1
+            observation = _observation(state)
+            if state.to_act == me:
+                probabilities, actions = agent.decision(observation)
+                action = agent.act(observation, rng)
+                slot = next(
+                    slot
+                    for slot, candidate in enumerate(actions)
+                    if candidate is not None
+                    and (candidate.kind, candidate.amount) == (action.kind, action.amount)
+                )
+                product *= probabilities[slot]
+            else:
+                action = opponent.act(observation, rng)
+            state.apply(action)
+    assert checked >= 3
+
+
+def _observation(state: HUNLState) -> Observation:
+    return Observation.from_state(state)
+
+
+def test_every_searched_decision_is_legal(capped: Blueprint) -> None:
+    agent = _agent(capped, Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
+    opponent = RandomAgent()
+    rng = np.random.default_rng(11)
+    searched = 0
+    for _ in range(3):
+        state = HUNLState.new(capped.game.config, int(rng.integers(2)), rng=rng)
+        while not state.is_over:
+            observation = _observation(state)
+            if state.to_act == 0:
+                action = agent.act(observation, rng)
+                assert state.can_apply(action), f"illegal {action} at {state!r}"
+                searched += 1
+            else:
+                action = opponent.act(observation, rng)
+            state.apply(action)
+    assert searched > 0 and len(agent.stats) > 0
+    assert {stat.street for stat in agent.stats} >= {Street.PREFLOP}
+
+
+def test_local_best_response_asks_one_solve_per_public_state(capped: Blueprint) -> None:
+    agent = _agent(capped, Street.RIVER)
+    state = scripted(capped, CHECKED_DOWN)
+    observation = _observation(state)
+    live = np.flatnonzero(~combos_holding(state.board))
+    policy = agent.range_policy(observation, ALL_COMBOS[live])
+    assert len(agent.stats) == 1
+    np.testing.assert_allclose(policy.probabilities.sum(axis=0), 1.0)
+    again = agent.range_policy(observation, ALL_COMBOS[live[:10]])
+    assert len(agent.stats) == 1
+    np.testing.assert_allclose(again.probabilities, policy.probabilities[:, :10])
+    state_again = replay_observation(observation)
+    assert agent.policy(state_again).shape == (NUM_COMBOS, capped.game.bets.num_slots)
+    assert capped.game.bets.num_slots > CHECK_CALL_SLOT
+
+
+def test_the_search_spec_builds_the_street_pipeline_and_refuses_river_only_options() -> None:
+    agent = make_agent("search:checkpoints/hunl_tiny?pipeline=street&flop.iterations=20&threshold=0.3")
+    assert isinstance(agent, StreetSearchAgent)
+    assert agent.searches(Street.FLOP) and agent.searches(Street.RIVER) and not agent.searches(Street.TURN)
+    with pytest.raises(ValueError, match="needs pipeline: river"):
+        make_agent("search:checkpoints/hunl_tiny?pipeline=street&river_allin=1")
+    with pytest.raises(ValueError, match="flop search needs pipeline: street"):
+        make_agent("search:checkpoints/hunl_tiny?flop.iterations=20")
+
+
+def test_a_bucketed_subgame_is_the_game_where_each_buckets_hands_share_a_strategy(capped: Blueprint) -> None:
+    state = scripted(capped, CHECKED_DOWN)
+    searcher = state.to_act
+    assert searcher is not None
+    beliefs = public_beliefs(capped, state, threshold=0.3)
+    prepared = prepare_street(
+        capped, state, beliefs[searcher], opponent_range(capped, state, 1 - searcher, floor=0.05), {},
+        max_raises=1, safe=False,
+    )  # fmt: skip
+    subgame = prepared.tree.subgame
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 40, subgame.num_hands)
+    labels = np.unique(labels, return_inverse=True)[1].astype(np.int64)
+    merged = bucketed_subgame(subgame, labels)
+    buckets = int(labels.max()) + 1
+    strategy = np.ones((subgame.num_nodes, buckets))
+    for node in subgame.decisions:
+        children = subgame.children(int(node))
+        rows = rng.random((len(children), buckets))
+        strategy[children.start : children.stop] = rows / rows.sum(axis=0)
+    for player in (0, 1):
+        hand_values = counterfactual_values(subgame, strategy[:, labels], player)[0]
+        bucket_values = counterfactual_values(merged, strategy, player)[0]
+        weights = subgame.reach[player]
+        expected = np.bincount(labels, weights * hand_values) / np.bincount(labels, weights)
+        np.testing.assert_allclose(bucket_values, expected, rtol=1e-9, atol=1e-9)
+    found = hand_buckets(subgame, {}, 50)
+    assert found.min() == 0 and 2 <= found.max() + 1 <= 50 and found.shape == (subgame.num_hands,)

@@ -14,7 +14,9 @@ single LBR figure over 1,000 hands is only known to a few thousand mbb/hand).
 
 Prints a Markdown table: LBR's winnings against each target (mbb/hand, 95%
 interval), and their paired difference from the first target's (negative: the
-target is less exploited by LBR than the first one), with the seconds each took.
+target is less exploited by LBR than the first one), with the seconds each took. With
+``--aivat`` each hand is also scored by AIVAT with the target's seat known, and the AIVAT
+estimates are paired the same way: most of the card luck of all-in pots is gone from them.
 """
 
 from __future__ import annotations
@@ -47,6 +49,11 @@ def main() -> None:
         help="streets on which LBR may raise (default: all)",
     )
     parser.add_argument("--no-allin", action="store_true", help="LBR does not consider going all-in")
+    parser.add_argument(
+        "--aivat",
+        action="store_true",
+        help="also score every hand with AIVAT (the target's seat known) and pair those estimates",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     config = LBRConfig(
@@ -58,13 +65,22 @@ def main() -> None:
         f"LBR, {args.hands} hands, seed {args.seed}, {args.workers} workers, "
         f"raises on {', '.join(args.raise_streets)}{'' if config.all_in else ', no all-in'}\n"
     )
-    print("| target | LBR wins, mbb/hand, 95% CI | minus the first target, paired 95% CI | seconds |")
-    print("|---|---|---|---:|")
+    aivat_columns = " AIVAT, 95% CI | AIVAT minus the first, paired |" if args.aivat else ""
+    header = "| target | LBR wins, mbb/hand, 95% CI | minus the first target, paired 95% CI |"
+    print(f"{header}{aivat_columns} seconds |")
+    print(f"|---|---|---|{'---|---|' if args.aivat else ''}---:|")
     reference: npt.NDArray[np.float64] | None = None
+    aivat_reference: npt.NDArray[np.float64] | None = None
     for spec in args.targets:
         started = time.perf_counter()
         result = lbr_match(
-            make_agent(spec), args.hands, seed=args.seed, lbr_config=config, workers=args.workers, name=spec
+            make_agent(spec),
+            args.hands,
+            seed=args.seed,
+            lbr_config=config,
+            workers=args.workers,
+            name=spec,
+            aivat=args.aivat,
         )
         seconds = time.perf_counter() - started
         per_hand = result.exploiter_results.astype(np.float64) * (1000.0 / result.big_blind)
@@ -78,7 +94,18 @@ def main() -> None:
             changed = int(np.count_nonzero(per_hand != reference))
             interval = f"[{delta.low:+,.0f}, {delta.high:+,.0f}]"
             difference = f"{delta.mean:+,.0f} {interval} ({changed} hands differ)"
-        print(f"| `{spec}` | {own} | {difference} | {seconds:.0f} |", flush=True)
+        aivat = ""
+        if result.aivat_results is not None:
+            scored = result.aivat_results * (1000.0 / result.big_blind)
+            alone = mean_ci95(scored)
+            aivat = f" {alone.mean:+,.0f} [{alone.low:+,.0f}, {alone.high:+,.0f}] |"
+            if aivat_reference is None:
+                aivat_reference = scored
+                aivat += " – |"
+            else:
+                paired = mean_ci95(scored - aivat_reference)
+                aivat += f" {paired.mean:+,.0f} [{paired.low:+,.0f}, {paired.high:+,.0f}] |"
+        print(f"| `{spec}` | {own} | {difference} |{aivat} {seconds:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

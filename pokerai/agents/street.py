@@ -129,7 +129,7 @@ class StreetSearchAgent(BlueprintAgent):
 
     # ------------------------------------------------------------------ the played strategy
 
-    def _blueprint_rows(self, state: HUNLState) -> npt.NDArray[np.float64]:
+    def blueprint_rows(self, state: HUNLState) -> npt.NDArray[np.float64]:
         """The thresholded blueprint float64 ``[1326, num_slots]`` at ``state`` (0 rows off the board)."""
         rows = np.zeros((NUM_COMBOS, self.blueprint.game.bets.num_slots))
         live = np.flatnonzero(~combos_holding(state.board))
@@ -185,7 +185,7 @@ class StreetSearchAgent(BlueprintAgent):
         return own, played
 
     def _solve(self, state: HUNLState) -> npt.NDArray[np.float64]:
-        blueprint_rows = self._blueprint_rows(state)
+        blueprint_rows = self.blueprint_rows(state)
         search = self.config.street(state.street)
         if search.iterations == 0:
             return blueprint_rows

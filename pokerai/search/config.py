@@ -116,7 +116,7 @@ class FlopSearch(StreetSearch):
         metadata={"help": "leaf values: depth_limited (four continuations) or blueprint"},
     )
     turn_cards: int = field(
-        default=4, metadata={"min": 2, "max": 8, "help": "turn cards per leaf rollout, 2 to 8"}
+        default=3, metadata={"min": 2, "max": 8, "help": "turn cards per leaf rollout, 2 to 8"}
     )
     rollout_raises: int | None = field(
         default=DEFAULT_ROLLOUT_RAISES,

@@ -80,6 +80,7 @@ def test_the_pipelines_river_agrees_with_the_river_solve(capped: Blueprint, safe
     np.testing.assert_allclose(new.strategy[inside], old.strategy[inside], atol=1e-9)
 
 
+@pytest.mark.slow  # about 10 s; tests/search/test_turn_search.py checks the gadget by default
 def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) -> None:
     state = scripted(capped, TO_TURN)
     searcher = state.to_act
@@ -143,8 +144,9 @@ def test_the_opponent_range_keeps_every_hand_with_a_floor(capped: Blueprint) -> 
 
 def _config(*streets: Street, iterations: int = 4) -> SearchConfig:
     """The street pipeline searching ``streets`` with small, untimed solves and cheap leaves."""
-    options = {"pipeline": "street", "flop.turn_cards": "2", "flop.rollout_raises": "0"}
-    options.update({"turn.river_cards": "5", "turn.rollout_raises": "0"})
+    options = {"pipeline": "street", "flop.turn_cards": "2", "flop.rollout_raises": "0", "flop.buckets": "50"}
+    options.update({"turn.river_cards": "5", "turn.rollout_raises": "0", "turn.buckets": "50"})
+    options.update({"flop.leaves": "blueprint", "turn.leaves": "blueprint", "preflop.buckets": "50"})
     for street in Street:
         name = STREETS[street]
         options[f"{name}.iterations"] = str(iterations if street in streets else 0)
@@ -161,7 +163,7 @@ def test_zero_iterations_play_the_blueprint(capped: Blueprint) -> None:
     state = scripted(capped, TO_TURN)
     agent = StreetSearchAgent(capped, _config(Street.TURN, iterations=0), threshold=0.3)
     live = np.flatnonzero(~combos_holding(state.board))
-    expected = agent._blueprint_rows(state)
+    expected = agent.blueprint_rows(state)
     np.testing.assert_array_equal(agent.policy(state)[live], expected[live])
 
 

@@ -552,7 +552,27 @@ class RiverPayoffs:
         raise AssertionError("the river has no leaves")
 
 
-class TurnPayoffs:
+class _RolloutStreet:
+    """A street whose depth-limited leaves are blueprint rollouts (:class:`_RolloutLeaves`)."""
+
+    _leaves: _RolloutLeaves
+    terminal = staticmethod(_terminal)
+
+    def leaf(self, state: HUNLState) -> Decision | Terminal:
+        return self._leaves.leaf(state)
+
+    @property
+    def leaves(self) -> int:
+        """Leaves built so far."""
+        return self._leaves.count
+
+    @property
+    def leaf_seconds(self) -> float:
+        """Seconds spent on their rollouts."""
+        return self._leaves.seconds
+
+
+class TurnPayoffs(_RolloutStreet):
     """The turn: all-in equity over the river cards; leaves valued by river rollouts."""
 
     def __init__(
@@ -578,21 +598,8 @@ class TurnPayoffs:
             blueprint, hands, self.matrices, cards, showdown, chooser, settings, threshold
         )
 
-    terminal = staticmethod(_terminal)
 
-    def leaf(self, state: HUNLState) -> Decision | Terminal:
-        return self._leaves.leaf(state)
-
-    @property
-    def leaves(self) -> int:
-        return self._leaves.count
-
-    @property
-    def leaf_seconds(self) -> float:
-        return self._leaves.seconds
-
-
-class FlopPayoffs:
+class FlopPayoffs(_RolloutStreet):
     """The flop: all-in equity over sampled run-outs; leaves valued by turn rollouts ending in check-down."""
 
     def __init__(
@@ -613,19 +620,6 @@ class FlopPayoffs:
         self._leaves = _RolloutLeaves(
             blueprint, hands, self.matrices, turns[:count], showdown, chooser, settings, threshold
         )
-
-    terminal = staticmethod(_terminal)
-
-    def leaf(self, state: HUNLState) -> Decision | Terminal:
-        return self._leaves.leaf(state)
-
-    @property
-    def leaves(self) -> int:
-        return self._leaves.count
-
-    @property
-    def leaf_seconds(self) -> float:
-        return self._leaves.seconds
 
 
 class PreflopPayoffs:

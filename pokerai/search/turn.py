@@ -58,12 +58,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import HUNLState, Street
-from pokerai.search.beliefs import public_beliefs, state_record, threshold_probabilities
+from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
+from pokerai.search.street import LeafSettings, rollout_matrices
 from pokerai.search.subgame import (
     Decision,
     Solution,
@@ -148,69 +149,6 @@ def river_card_sample(board: Sequence[int], history_key: str, count: int | None)
     return tuple(sorted(int(card) for card in rng.choice(remaining, size=count, replace=False)))
 
 
-@dataclass
-class _RiverNode:
-    """A node of a rollout's river tree: a decision (state, player, child slots) or a terminal."""
-
-    parent: int
-    slot: int
-    state: HUNLState | None = None
-    player: int = -1
-    slots: tuple[int, ...] = ()
-    children: tuple[int, ...] = ()
-    fold_scale: float | None = None
-    showdown_scale: float | None = None
-
-
-def _river_tree(leaf: HUNLState, abstraction: BetAbstraction, max_raises: int | None) -> list[_RiverNode]:
-    """The river tree below ``leaf`` (parents first) on the menu, with at most ``max_raises`` raises."""
-    nodes: list[_RiverNode] = []
-
-    def add(current: HUNLState, parent: int, slot: int, raises: int) -> int:
-        index = len(nodes)
-        node = _RiverNode(parent, slot)
-        nodes.append(node)
-        if current.is_over:
-            if current.folded is not None:
-                node.fold_scale = float(current.returns()[0])
-            else:
-                node.showdown_scale = float(current.committed[0])
-            return index
-        assert current.to_act is not None
-        node.state, node.player = current, current.to_act
-        slots: list[int] = []
-        children: list[int] = []
-        for slot, child, child_raises in menu_children(current, abstraction, raises, max_raises):
-            slots.append(slot)
-            children.append(add(child, index, slot, child_raises))
-        node.slots, node.children = tuple(slots), tuple(children)
-        return index
-
-    add(leaf, -1, -1, 0)
-    return nodes
-
-
-def _biased(
-    rows: npt.NDArray[np.float64], slots: Sequence[int], continuation: str, bias: float
-) -> npt.NDArray[np.float64]:
-    """``rows`` float ``[..., len(slots)]``, the continuation's favoured slots × ``bias``, renormalised."""
-    if continuation == "blueprint":
-        return rows
-    if continuation == "fold":
-        favoured = [slot == FOLD_SLOT for slot in slots]
-    elif continuation == "call":
-        favoured = [slot == CHECK_CALL_SLOT for slot in slots]
-    elif continuation == "raise":
-        favoured = [slot not in (FOLD_SLOT, CHECK_CALL_SLOT) for slot in slots]
-    else:
-        raise ValueError(f"unknown continuation {continuation!r}; continuations: {', '.join(CONTINUATIONS)}")
-    factor = np.where(favoured, bias, 1.0)
-    biased = rows * factor
-    total = biased.sum(axis=-1, keepdims=True)
-    result: npt.NDArray[np.float64] = np.where(total > 0, biased / np.where(total > 0, total, 1.0), rows)
-    return result
-
-
 def leaf_matrices(
     blueprint: AnyBlueprint,
     leaf: HUNLState,
@@ -248,71 +186,14 @@ def leaf_matrices(
         or any(card in board for card in cards.tolist())
     ):
         raise ValueError(f"river cards {cards.tolist()} must be at least five distinct cards off the board")
-    num_cards, num_hands = len(cards), len(hands)
-    valid = all_valid[np.ix_(rows, rows)]
-    # free[k, h]: hand h does not hold river card k.
-    free = ~CARD_IN_COMBO[np.ix_(cards, hands)]
-    card_valid = valid[np.newaxis] * (free[:, :, np.newaxis] & free[:, np.newaxis, :])  # [K, H, H]
-    hand_ranks = ranks[np.ix_(cards, rows)]  # [K, H]
-    showdown = np.sign(hand_ranks[:, :, np.newaxis] - hand_ranks[:, np.newaxis, :]) * card_valid
-    count = card_valid.sum(axis=0)
-    nodes = _river_tree(leaf, blueprint.game.bets, max_raises)
-    abstraction: BetAbstraction = blueprint.game.bets
-    chip_scale = blueprint.game.config.big_blind / leaf.config.big_blind
-    probabilities: dict[int, npt.NDArray[np.float64]] = {}
-    # A hand that holds the river card cannot be encoded with it (seven cards with a duplicate):
-    # its rows ask about a stand-in hand instead and are masked out of every value.
-    hole_rows = np.tile(np.arange(num_hands), (num_cards, 1))  # [K, H]
-    stand_in = np.argmax(free, axis=1)  # the first hand free of each river card
-    hole_rows = np.where(free, hole_rows, stand_in[:, np.newaxis])
-    holes = ALL_COMBOS[hands][hole_rows.reshape(-1)]
-    for index, node in enumerate(nodes):
-        if node.state is None:
-            continue
-        state = node.state
-        legal, _ = legal_slot_amounts(state, abstraction)
-        mask = np.zeros(abstraction.num_slots, dtype=np.bool_)
-        mask[list(legal)] = True
-        records = np.empty(num_cards * num_hands, dtype=blueprint.encoder.record_dtype)
-        records[:] = state_record(state, node.player, (0, 1), chip_scale)
-        records["hole"] = holes
-        records["board"][:, 4] = np.repeat(cards, num_hands)
-        seat = 0 if node.player == state.button else 1
-        raw = blueprint.probabilities_batch(records, np.broadcast_to(mask, (len(records), mask.size)), seat)
-        kept = threshold_probabilities(raw, threshold)[:, list(node.slots)]
-        total = kept.sum(axis=1, keepdims=True)
-        kept = np.where(total > 0, kept / np.where(total > 0, total, 1.0), 1.0 / len(node.slots))
-        probabilities[index] = kept.reshape(num_cards, num_hands, len(node.slots))
-    results: list[npt.NDArray[np.float64]] = []
-    for continuation in continuations:
-        reach = [np.ones((len(nodes), num_cards, num_hands)) for _ in range(2)]
-        for index, node in enumerate(nodes):
-            if node.state is None:
-                continue
-            strategy = probabilities[index]
-            if node.player == chooser:
-                strategy = _biased(strategy, node.slots, continuation, bias)
-            for position, child in enumerate(node.children):
-                reach[node.player][child] = reach[node.player][index] * strategy[:, :, position]
-                reach[1 - node.player][child] = reach[1 - node.player][index]
-        total = np.zeros((num_hands, num_hands))
-        for kind, matrix in (("fold", card_valid), ("showdown", showdown)):
-            terminals = [
-                (index, node.fold_scale if kind == "fold" else node.showdown_scale)
-                for index, node in enumerate(nodes)
-                if (node.fold_scale if kind == "fold" else node.showdown_scale) is not None
-            ]
-            if not terminals:
-                continue
-            ids = [index for index, _ in terminals]
-            scales = np.array([scale for _, scale in terminals])
-            first = reach[0][ids] * scales[:, np.newaxis, np.newaxis]  # [T, K, H]
-            second = reach[1][ids]
-            # sum_t first[t, k, i] * second[t, k, j] for every card k: [K, H, H]
-            outer = np.matmul(first.transpose(1, 2, 0), second.transpose(1, 0, 2))
-            total += (outer * matrix).sum(axis=0)
-        results.append(np.where(count > 0, total / np.where(count > 0, count, 1.0), 0.0))
-    return results
+    # showdown[k, i, j]: the sign of hand i against hand j with river card k, 0 where a pair
+    # cannot meet that card.
+    card_ranks = ranks[np.ix_(cards, rows)]  # [K, H], -1 where the hand holds the card
+    free = card_ranks >= 0
+    showdown = np.sign(card_ranks[:, :, np.newaxis] - card_ranks[:, np.newaxis, :]).astype(np.float64)
+    showdown *= (free[:, :, np.newaxis] & free[:, np.newaxis, :]) * all_valid[np.ix_(rows, rows)]
+    settings = LeafSettings(tuple(continuations), len(cards), max_raises, bias)
+    return rollout_matrices(blueprint, leaf, hands, cards.tolist(), showdown, chooser, settings, threshold)
 
 
 @dataclass(frozen=True, eq=False)

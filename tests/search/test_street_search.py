@@ -28,40 +28,15 @@ from pokerai.search.street import (
     hand_buckets,
     opponent_range,
     prepare_street,
-    rollout_matrices,
     solve_street,
 )
 from pokerai.search.subgame import counterfactual_values, inner_solution, solve
-from pokerai.search.turn import leaf_matrices, river_card_sample, turn_matrices
 from tests.search.hunl_spots import CHECKED_DOWN, scripted
 
 TO_TURN = CHECKED_DOWN[:4]
 """Limp, check, and checks through the flop: the big blind (player 1) acts first on the turn."""
 CHEAP = LeafSettings(continuations=("blueprint", "fold"), cards=2, rollout_raises=0)
 """Leaves small enough for tests."""
-
-
-def test_rollouts_from_a_river_leaf_equal_the_turn_searchs_leaf_values(capped: Blueprint) -> None:
-    turn = scripted(capped, TO_TURN)
-    leaf = turn.after(ActionKind.CHECK).after(ActionKind.CHECK)
-    board = tuple(turn.board)
-    hands, valid, _, ranks = turn_matrices(board)
-    hands = hands[::40]
-    rows = np.searchsorted(turn_matrices(board)[0], hands)
-    cards = river_card_sample(board, "test", 5)
-    card_ranks = ranks[np.asarray(cards)][:, rows]
-    free = card_ranks >= 0
-    showdown = np.sign(card_ranks[:, :, None] - card_ranks[:, None, :]) * (
-        free[:, :, None] & free[:, None, :]
-    )
-    showdown = showdown * valid[np.ix_(rows, rows)]
-    settings = LeafSettings(continuations=("blueprint", "raise"), cards=5, rollout_raises=1)
-    found = rollout_matrices(capped, leaf, hands, cards, showdown, 0, settings, threshold=0.3)
-    expected = leaf_matrices(
-        capped, leaf, hands, cards, 0, ["blueprint", "raise"], threshold=0.3, max_raises=1
-    )
-    for mine, theirs in zip(found, expected, strict=True):
-        np.testing.assert_allclose(mine, theirs, atol=1e-9)
 
 
 @pytest.mark.parametrize("safe", [False, True])

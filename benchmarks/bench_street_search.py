@@ -31,11 +31,10 @@ from pokerai.agents.street import StreetSearchAgent
 from pokerai.engine.state import HUNLState, Street
 
 DEFAULT_SPEC = (
-    "search:checkpoints/hunl_tiny?threshold=0.3&pipeline=street&safe=1&opponent_threshold=0"
-    "&preflop.iterations=1000&preflop.budget_ms=900&flop.iterations=1000&flop.budget_ms=900"
-    "&turn.iterations=1000&turn.budget_ms=900&river.budget_ms=90"
+    "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve&pipeline=street&opponent_threshold=0"
+    "&flop.iterations=1000&flop.budget_ms=900&turn.iterations=1000&turn.budget_ms=900"
 )
-"""The street pipeline at every street with a budget per decision under the issue's goals."""
+"""The street pipeline on the flop, turn and river with a budget per decision under the goals."""
 DEFAULT_PEER = "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
 
 

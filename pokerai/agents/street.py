@@ -38,6 +38,7 @@ from pokerai.search.street import (
     Exact,
     LeafSettings,
     action_label,
+    avoid_hugepage_stalls,
     opponent_range,
     solve_street,
 )
@@ -87,6 +88,7 @@ class StreetSearchAgent(BlueprintAgent):
         super().__init__(
             blueprint, sample=sample, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
         )
+        avoid_hugepage_stalls()
         if config is None:
             config = SearchConfig(pipeline="street")
         # Through the loader, so that a config built in code meets the rules a file does.

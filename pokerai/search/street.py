@@ -52,8 +52,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import importlib
 import math
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -188,6 +190,31 @@ def _sign_sums(
                 elif rank_i < rank_j:
                     sums[i, j] -= 1.0
     return sums, counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _card_showdowns(
+    ranks: npt.NDArray[np.int64], valid: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float32]:  # pragma: no cover - numba
+    """float32 ``[K, H, H]``: per row of ``ranks`` ``[K, H]`` (−1: the hand holds that card), the
+    showdown sign of each pair that shares no card (``valid``) and can meet the card; else 0."""
+    cards, hands = ranks.shape
+    result = np.zeros((cards, hands, hands), dtype=np.float32)
+    for card in range(cards):
+        row = ranks[card]
+        for i in range(hands):
+            rank_i = row[i]
+            if rank_i < 0:
+                continue
+            for j in range(hands):
+                rank_j = row[j]
+                if rank_j < 0 or valid[i, j] == 0.0:
+                    continue
+                if rank_i > rank_j:
+                    result[card, i, j] = 1.0
+                elif rank_i < rank_j:
+                    result[card, i, j] = -1.0
+    return result
 
 
 def _ranks_on(board: Sequence[int], hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -342,10 +369,33 @@ def _biased(
         favoured = [slot == CHECK_CALL_SLOT for slot in slots]
     else:
         favoured = [slot not in (FOLD_SLOT, CHECK_CALL_SLOT) for slot in slots]
-    biased = rows * np.where(favoured, bias, 1.0)
+    biased = rows * np.where(favoured, bias, 1.0).astype(rows.dtype)
     total = biased.sum(axis=-1, keepdims=True)
     result: npt.NDArray[np.float64] = np.where(total > 0, biased / np.where(total > 0, total, 1.0), rows)
     return result
+
+
+def avoid_hugepage_stalls() -> None:
+    """Stop numpy asking the kernel for transparent huge pages for its large arrays.
+
+    A street search allocates and frees arrays of tens of megabytes at every decision. On a
+    kernel whose huge-page defragmentation is ``madvise`` (the default of many
+    distributions), each such allocation may stall in memory compaction: on the 2-core
+    development machine a flop or turn decision took 2–5 times longer (docs/BENCHMARKS.md).
+    The environment variable ``NUMPY_MADVISE_HUGEPAGE=0`` does the same before start-up.
+    """
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):  # numpy 2, numpy 1
+        try:
+            switch = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
+        except ImportError:
+            continue
+        if switch is not None:
+            switch(False)
+            return
+
+
+ROLLOUT_MIN_PROBABILITY = 1e-5
+"""Blueprint probabilities below this play as 0 in a rollout (the rest renormalised)."""
 
 
 def rollout_matrices(
@@ -353,7 +403,7 @@ def rollout_matrices(
     leaf: HUNLState,
     hands: npt.NDArray[np.int64],
     cards: Sequence[int],
-    showdown: npt.NDArray[np.float64],
+    showdown: npt.NDArray[np.floating[Any]],
     chooser: int,
     settings: LeafSettings,
     threshold: float = 0.0,
@@ -373,10 +423,9 @@ def rollout_matrices(
     card_array = np.asarray(cards, dtype=np.int64)
     free = ~CARD_IN_COMBO[np.ix_(card_array, hands)]  # [K, H]
     valid = _valid_pairs(hands)
-    # Pairs that can meet each card, one card at a time (a [K, H, H] array would be large).
-    count = np.zeros((num_hands, num_hands))
-    for card in range(num_cards):
-        count += valid * np.outer(free[card], free[card])
+    free32 = free.astype(np.float32)
+    valid32 = valid.astype(np.float32)
+    count = (free32.T @ free32) * valid32  # the cards each pair can meet
     abstraction: BetAbstraction = blueprint.game.bets
     nodes = _rollout_tree(leaf, abstraction, settings.rollout_raises)
     chip_scale = blueprint.game.config.big_blind / leaf.config.big_blind
@@ -404,16 +453,24 @@ def rollout_matrices(
         seat = 0 if node.player == state.button else 1
         raw = blueprint.probabilities_batch(records, np.broadcast_to(mask, (len(records), mask.size)), seat)
         kept = threshold_probabilities(raw, threshold)[:, list(node.slots)]
+        # Dropping negligible probabilities keeps the float32 reach products clear of subnormal
+        # numbers, on which x86 arithmetic is many times slower.
+        kept = np.where(kept >= ROLLOUT_MIN_PROBABILITY, kept, 0.0)
         total = kept.sum(axis=1, keepdims=True)
         kept = np.where(total > 0, kept / np.where(total > 0, total, 1.0), 1.0 / len(node.slots))
-        probabilities[index] = kept.reshape(num_cards, num_hands, len(node.slots))
+        probabilities[index] = kept.reshape(num_cards, num_hands, len(node.slots)).astype(np.float32)
     fold_terminals = [(i, node.fold_scale) for i, node in enumerate(nodes) if node.fold_scale is not None]
     showdown_terminals = [
         (i, node.showdown_scale) for i, node in enumerate(nodes) if node.showdown_scale is not None
     ]
     results: list[npt.NDArray[np.float64]] = []
+    fold_ids = [index for index, _ in fold_terminals]
+    fold_scales = np.array([scale for _, scale in fold_terminals], dtype=np.float32)
+    showdown_ids = [index for index, _ in showdown_terminals]
+    showdown_scales = np.array([scale for _, scale in showdown_terminals], dtype=np.float32)
+    showdown32 = showdown if showdown.dtype == np.float32 else showdown.astype(np.float32)
     for continuation in settings.continuations:
-        reach = [np.ones((len(nodes), num_cards, num_hands)) for _ in range(2)]
+        reach = [np.ones((len(nodes), num_cards, num_hands), dtype=np.float32) for _ in range(2)]
         for index, node in enumerate(nodes):
             if node.state is None:
                 continue
@@ -423,21 +480,20 @@ def rollout_matrices(
             for position, child in enumerate(node.children):
                 reach[node.player][child] = reach[node.player][index] * strategy[:, :, position]
                 reach[1 - node.player][child] = reach[1 - node.player][index]
-        total = np.zeros((num_hands, num_hands))
-        for terminals, is_fold in ((fold_terminals, True), (showdown_terminals, False)):
-            if not terminals:
-                continue
-            ids = [index for index, _ in terminals]
-            scales = np.array([scale for _, scale in terminals], dtype=np.float64)
-            first = reach[0][ids] * scales[:, np.newaxis, np.newaxis]  # [T, K, H]
-            second = reach[1][ids]
+        total = np.zeros((num_hands, num_hands), dtype=np.float32)
+        if fold_ids:
+            # A fold's card mask factors into the two hands' masks: one product over terminals and cards.
+            first = reach[0][fold_ids] * (fold_scales[:, np.newaxis, np.newaxis] * free32)  # [T, K, H]
+            second = reach[1][fold_ids] * free32
+            total += (first.reshape(-1, num_hands).T @ second.reshape(-1, num_hands)) * valid32
+        if showdown_ids:
+            first = reach[0][showdown_ids] * showdown_scales[:, np.newaxis, np.newaxis]
+            second = reach[1][showdown_ids]
             for card in range(num_cards):
-                outer = first[:, card, :].T @ second[:, card, :]  # sum over terminals: [H, H]
-                if is_fold:
-                    total += outer * valid * np.outer(free[card], free[card])
-                else:
-                    total += outer * showdown[card]
-        results.append(np.where(count > 0, total / np.where(count > 0, count, 1.0), 0.0))
+                outer = first[:, card, :].T @ second[:, card, :]  # summed over terminals: [H, H]
+                outer *= showdown32[card]
+                total += outer
+        results.append(np.where(count > 0, total / np.where(count > 0, count, 1.0), 0.0).astype(np.float64))
     return results
 
 
@@ -487,8 +543,20 @@ def _select(
     return rows, [np.ascontiguousarray(matrix[block]) for matrix in matrices]
 
 
+ROLLOUT_CACHE_SIZE = 8
+"""Stack-to-pot groups whose rollout values are kept, so that later decisions on a street reuse them."""
+_ROLLOUTS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[npt.NDArray[np.float32]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 class _RolloutLeaves:
-    """Depth-limited leaves shared by stack-to-pot group (module docstring, step 3)."""
+    """Depth-limited leaves shared by stack-to-pot group (module docstring, step 3).
+
+    A group's values depend on the street's start (``key``), the hands, the cards and the
+    settings, not on the ranges, so the last :data:`ROLLOUT_CACHE_SIZE` groups are kept
+    and a later decision on the same street reuses them (with the stake of the leaf that
+    first built them)."""
 
     def __init__(
         self,
@@ -496,10 +564,11 @@ class _RolloutLeaves:
         hands: npt.NDArray[np.int64],
         matrices: list[npt.NDArray[np.float64]],
         cards: Sequence[int],
-        showdown: npt.NDArray[np.float64],
+        showdown: npt.NDArray[np.floating[Any]],
         chooser: int,
         settings: LeafSettings,
         threshold: float,
+        key: object,
     ) -> None:
         self.blueprint, self.hands, self.matrices = blueprint, hands, matrices
         self.cards, self.showdown, self.chooser = cards, showdown, chooser
@@ -507,6 +576,7 @@ class _RolloutLeaves:
         self.groups: dict[int, tuple[float, list[int]]] = {}
         self.count = 0
         self.seconds = 0.0
+        self.key = key
 
     def leaf(self, state: HUNLState) -> Decision | Terminal:
         self.count += 1
@@ -515,13 +585,22 @@ class _RolloutLeaves:
         group = round(self.settings.groups_per_doubling * math.log2(max(behind, 1.0) / max(stake, 1.0)))
         if group not in self.groups:
             started = time.perf_counter()
-            values = rollout_matrices(
-                self.blueprint, state, self.hands, self.cards, self.showdown, self.chooser,
-                self.settings, self.threshold,
-            )  # fmt: skip
+            cache = _ROLLOUTS.setdefault(self.blueprint, {})
+            start = (self.key, self.hands.tobytes(), self.cards, self.chooser)
+            key = (*start, self.settings, self.threshold, group)
+            per_chip = cache.get(key)
+            if per_chip is None:  # values per chip of the stake in the leaf that builds them
+                values = rollout_matrices(
+                    self.blueprint, state, self.hands, self.cards, self.showdown, self.chooser,
+                    self.settings, self.threshold,
+                )  # fmt: skip
+                per_chip = [(matrix / stake).astype(np.float32) for matrix in values]
+                cache[key] = per_chip
+                while len(cache) > ROLLOUT_CACHE_SIZE:
+                    cache.pop(next(iter(cache)))
             indices = []
-            for matrix in values:
-                self.matrices.append(matrix / stake)
+            for matrix in per_chip:
+                self.matrices.append(matrix.astype(np.float64))
                 indices.append(len(self.matrices) - 1)
             self.groups[group] = (stake, indices)
             self.seconds += time.perf_counter() - started
@@ -590,12 +669,10 @@ class TurnPayoffs(_RolloutStreet):
         self.hands = hands
         self.card_payoffs: CardPayoffs | None = _fold_structure(hands)
         cards = next_cards(board, settings.cards, key)
-        card_ranks = ranks[np.asarray(cards)][:, rows]  # [K, H], −1 where the hand holds the card
-        free = card_ranks >= 0
-        sign = np.sign(card_ranks[:, :, np.newaxis] - card_ranks[:, np.newaxis, :]).astype(np.float64)
-        showdown = sign * (free[:, :, np.newaxis] & free[:, np.newaxis, :]) * self.matrices[VALID_MATRIX]
+        card_ranks = np.ascontiguousarray(ranks[np.asarray(cards)][:, rows])  # [K, H], −1: holds the card
+        showdown = _card_showdowns(card_ranks, self.matrices[VALID_MATRIX])
         self._leaves = _RolloutLeaves(
-            blueprint, hands, self.matrices, cards, showdown, chooser, settings, threshold
+            blueprint, hands, self.matrices, cards, showdown, chooser, settings, threshold, (board, key)
         )
 
 
@@ -610,16 +687,18 @@ class FlopPayoffs(_RolloutStreet):
         chooser: int,
         settings: LeafSettings,
         threshold: float,
+        key: object,
     ) -> None:
         all_hands, valid, equity, turns, per_turn = flop_matrices(board)
         rows, self.matrices = _select(hands, all_hands, valid, equity)
         self.hands = hands
         self.card_payoffs: CardPayoffs | None = _fold_structure(hands)
         count = min(settings.cards, len(per_turn))
-        showdown = per_turn[:count][:, rows][:, :, rows].astype(np.float64) * self.matrices[VALID_MATRIX]
+        showdown = per_turn[:count][:, rows][:, :, rows] * self.matrices[VALID_MATRIX].astype(np.float32)
         self._leaves = _RolloutLeaves(
-            blueprint, hands, self.matrices, turns[:count], showdown, chooser, settings, threshold
-        )
+            blueprint, hands, self.matrices, turns[:count], showdown, chooser, settings, threshold,
+            (board, key),
+        )  # fmt: skip
 
 
 class PreflopPayoffs:
@@ -914,11 +993,11 @@ def make_payoffs(
     board = tuple(state.board)
     if state.street == Street.RIVER:
         return RiverPayoffs(board, hands)
+    key = ";".join(str(action) for action in state.history[: state.street_starts[state.street]])
     if state.street == Street.TURN:
-        key = ";".join(str(action) for action in state.history[: state.street_starts[state.street]])
         return TurnPayoffs(blueprint, board, hands, chooser, leaf, threshold, key)
     if state.street == Street.FLOP:
-        return FlopPayoffs(blueprint, board, hands, chooser, leaf, threshold)
+        return FlopPayoffs(blueprint, board, hands, chooser, leaf, threshold, key)
     return PreflopPayoffs(hands)
 
 
@@ -1193,6 +1272,7 @@ __all__ = [
     "StreetTree",
     "TurnPayoffs",
     "action_label",
+    "avoid_hugepage_stalls",
     "bucketed_subgame",
     "build_street_tree",
     "flop_matrices",

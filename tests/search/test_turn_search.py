@@ -160,8 +160,8 @@ def test_a_bias_of_one_makes_every_continuation_the_blueprint(blueprint: Bluepri
     hands = turn_matrices(tuple(turn.board))[0][::50]
     cards = river_card_sample(tuple(turn.board), "x", 5)
     matrices = leaf_matrices(blueprint, leaf, hands, cards, 1, CONTINUATIONS, bias=1.0)
-    for matrix in matrices[1:]:
-        assert np.allclose(matrix, matrices[0], rtol=1e-12, atol=1e-9)
+    for matrix in matrices[1:]:  # rollouts run in float32
+        np.testing.assert_allclose(matrix, matrices[0], rtol=1e-5, atol=1e-3)
     biased = leaf_matrices(blueprint, leaf, hands, cards, 1, CONTINUATIONS)
     assert not np.allclose(biased[1], biased[0]) and not np.allclose(biased[3], biased[0])
 

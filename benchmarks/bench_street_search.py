@@ -33,6 +33,7 @@ from pokerai.engine.state import HUNLState, Street
 DEFAULT_SPEC = (
     "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve&pipeline=street&opponent_threshold=0"
     "&flop.iterations=1000&flop.budget_ms=900&turn.iterations=1000&turn.budget_ms=900"
+    "&river.budget_ms=75&river.full_iterations=40"
 )
 """The street pipeline on the flop, turn and river with a budget per decision under the goals."""
 DEFAULT_PEER = "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve"

@@ -8,8 +8,13 @@ import pytest
 
 from pokerai.abstraction.buckets import CardAbstraction, build_abstraction, load_abstraction_config
 from pokerai.abstraction.histograms import RiverStrength, river_strength
+from pokerai.search.street import avoid_hugepage_stalls
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# The tests allocate and free large arrays by the thousand; huge-page requests then stall in
+# the kernel's memory compaction on some machines (pokerai.search.street.avoid_hugepage_stalls).
+avoid_hugepage_stalls()
 
 
 @pytest.fixture(scope="session")

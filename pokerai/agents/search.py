@@ -1,4 +1,4 @@
-"""The blueprint with real-time search on the river (and optionally the turn and preflop) as a hold'em agent.
+"""The blueprint with real-time search on the river as a hold'em agent (``pipeline: river``).
 
 A :class:`SearchAgent` is a :class:`~pokerai.agents.blueprint.BlueprintAgent`
 that, on the river, re-solves the rest of the hand instead of reading its
@@ -15,28 +15,19 @@ writes out the defaults); below, ``river.budget_ms`` is that config's key.
    weight ``min(iterations done / river.full_iterations, 1)`` -- a solve cut short by
    the time budget leans on the blueprint, and 0 iterations plays the blueprint.
 
-Before the river it plays the blueprint exactly, unless ``turn.iterations`` is
-above 0: then each turn decision is a depth-limited solve to the end of the turn
-(:func:`pokerai.search.turn.solve_turn`: leaves where the opponent picks one of
-four continuation strategies, valued by blueprint rollouts over
-``turn.river_cards`` sampled river cards), blended the same way; ``turn.budget_ms``
-bounds the solve after the leaves are built, ``turn.max_raises`` the raises
-inside it and ``turn.leaves="blueprint"`` keeps only the blueprint
-continuation. With ``preflop.iterations`` above 0 each preflop decision is re-solved
-to the end of the preflop betting (:func:`pokerai.search.preflop.solve_preflop`: all-in
-equity at called all-ins, equity on the pot where a flop is to come), within
-``preflop.budget_ms`` and ``preflop.max_raises``. The flop has no search yet.
+Before the river it plays the blueprint exactly; search on the other streets is the
+street pipeline's (:class:`~pokerai.agents.street.StreetSearchAgent`, ``pipeline: street``).
 ``allin="solve"`` answers an all-in off the menu as the blueprint agent does
 (:mod:`pokerai.search.allin`), on every street. ``river_allin`` lets the river
 search go all-in at any size (the blueprint's menu may cap all-in at a few pots):
 the river subgame ends at showdowns and folds, so both players' answers to such an
-all-in are solved there. ``safe`` applies to every searched street. ``threshold``
+all-in are solved there. ``safe`` adds the re-solving gadget. ``threshold``
 and ``sample`` mean what they mean for the blueprint agent: the blueprint's
 probabilities (in the beliefs and in the blend) are thresholded, and the agent
 samples from the final probabilities or, with ``sample=False``, plays the most
 likely slot. ``opponent_threshold`` (default None: ``threshold``) thresholds the
-blueprint only where it models the opponent's actions in the beliefs of the river,
-turn and preflop solves (not in the all-in answer of ``allin="solve"``): 0 keeps every
+blueprint only where it models the opponent's actions in the beliefs of the river
+solve (not in the all-in answer of ``allin="solve"``): 0 keeps every
 action the network gives any probability, so an opponent who is not this
 blueprint keeps a range of plausible hands instead of the few the thresholded
 blueprint would have played that way.
@@ -84,31 +75,27 @@ from pokerai.agents.blueprint import (
 )
 from pokerai.agents.opponent import RiverCheckCap, RiverResponses
 from pokerai.config import config_to_dict
-from pokerai.engine.state import Action, HUNLState, Street
+from pokerai.engine.state import Action, HUNLState
 from pokerai.search.allin import load_solver_kernel, solver_ready
-from pokerai.search.combos import COMBO_INDEX, combo_index
+from pokerai.search.combos import COMBO_INDEX
 from pokerai.search.config import SearchConfig, StreetSearch, load_search_config
-from pokerai.search.preflop import PreflopSolution, preflop_equity_matrix, solve_preflop
 from pokerai.search.river import RiverSolution, search_probabilities, solve_river, with_any_allin
 from pokerai.search.subgame import blend
-from pokerai.search.turn import CONTINUATIONS, TurnSolution, solve_turn
 from pokerai.tabular.blueprint import AnyBlueprint
 
 CACHE_SIZE = 8
-"""Public states whose solutions (river and turn) are kept."""
-PREFLOP_CACHE_SIZE = 64
-"""Preflop public states whose solutions are kept (a match meets few distinct preflop histories)."""
+"""Public states whose river solutions are kept."""
 
 _Search = TypeVar("_Search", bound=StreetSearch)
 
 
 class SearchAgent(BlueprintAgent):
-    """The blueprint, re-solving on the streets its ``config`` searches (module docstring).
+    """The blueprint, re-solving on the river (module docstring).
 
-    ``config`` (None: :class:`~pokerai.search.config.SearchConfig`'s defaults, the river
-    searched) is re-checked through :func:`~pokerai.search.config.load_search_config`, so a
-    config built in code meets the same rules as one read from a file; the agent keeps the
-    checked copy as :attr:`config`. A searched flop is a ``ValueError`` (no flop search yet).
+    ``config`` (None: :class:`~pokerai.search.config.SearchConfig`'s defaults) is re-checked
+    through :func:`~pokerai.search.config.load_search_config`, so a config built in code meets
+    the same rules as one read from a file; the agent keeps the checked copy as :attr:`config`.
+    Its pipeline must be ``river`` (which searches no street before the river).
     ``sample``, ``threshold``, ``allin`` and ``allin_budget_ms`` are the blueprint agent's.
     """
 
@@ -137,21 +124,16 @@ class SearchAgent(BlueprintAgent):
         """The opponent model of ``responses`` (learnt in :meth:`end_hand`), or None."""
         bets = blueprint.game.bets
         self._river_bets = with_any_allin(bets) if self.config.river_allin else bets
-        self._preflop_solutions: SolutionCache[PreflopSolution] = SolutionCache(PREFLOP_CACHE_SIZE)
-        self.preflop_solves = 0
-        """Preflop solves run so far (cache misses)."""
-        self._solutions: SolutionCache[RiverSolution | TurnSolution] = SolutionCache(CACHE_SIZE)
+        self._solutions: SolutionCache[RiverSolution] = SolutionCache(CACHE_SIZE)
         self.solves = 0
-        """Solves run so far, river and turn (cache misses)."""
-        self.turn_solves = 0
-        """Turn solves run so far (cache misses)."""
+        """River solves run so far (cache misses)."""
         self.searches_unready = 0
         """Decisions the blueprint played because the solver was not ready within the search's budget."""
         self._waited_s = 0.0
 
     def budget_solves(self, seconds: float) -> None:
-        """Give every solve without a time budget one of ``seconds``: the all-in answer and each street's
-        search (whose budgets are ``None`` only when asked for)."""
+        """Give every solve without a time budget one of ``seconds``: the all-in answer and the river
+        search (whose budget is ``None`` only when asked for)."""
         super().budget_solves(seconds)
         milliseconds = 1000.0 * seconds
 
@@ -172,12 +154,9 @@ class SearchAgent(BlueprintAgent):
         )
 
     def warm_up(self) -> None:
-        """The blueprint agent's warm-up, and the CFR+ kernel that every search uses (with preflop
-        search, the preflop equity matrix too)."""
+        """The blueprint agent's warm-up, and the CFR+ kernel that every search uses."""
         super().warm_up()
         load_solver_kernel()
-        if self.config.preflop.iterations > 0:
-            preflop_equity_matrix()
 
     def _solver_ready(self, observation: Observation) -> bool:
         """Whether the search at ``observation``'s street may run: always without a time budget; with
@@ -189,7 +168,7 @@ class SearchAgent(BlueprintAgent):
         if budget_ms is None:
             return True
         started = time.perf_counter()
-        ready = solver_ready(budget_ms / 1000.0, preflop=observation.street == Street.PREFLOP)
+        ready = solver_ready(budget_ms / 1000.0)
         self._waited_s = time.perf_counter() - started
         self.searches_unready += not ready
         return ready
@@ -224,35 +203,15 @@ class SearchAgent(BlueprintAgent):
     def _cached(
         self,
         observation: Observation,
-        solve: Callable[[HUNLState], RiverSolution | TurnSolution],
+        solve: Callable[[HUNLState], RiverSolution],
         model: Any = None,
-    ) -> RiverSolution | TurnSolution:
+    ) -> RiverSolution:
         """The solution at ``observation``'s public state (and ``model``, what the solve knows of
         the opponent): from the cache, or ``solve`` of its replay."""
         solution, solved = self._solutions.get(
             (public_key(observation), model), lambda: solve(replay_observation(observation))
         )
         self.solves += solved
-        return solution
-
-    def preflop_solution(self, observation: Observation) -> PreflopSolution:
-        """The solved preflop subgame at ``observation``'s public state (cached apart from the river and
-        turn ones, since every hand's first decision meets the same public state; hole cards unused)."""
-        key = (observation.config, observation.button, observation.player, observation.history)
-        solution, solved = self._preflop_solutions.get(
-            key,
-            lambda: solve_preflop(
-                self.blueprint,
-                replay_observation(observation),
-                iterations=self.config.preflop.iterations,
-                time_budget_s=self._left_of(self.config.preflop.budget_ms),
-                threshold=self.threshold,
-                max_raises=self.config.preflop.max_raises,
-                safe=self.config.safe,
-                opponent_threshold=self.config.opponent_threshold,
-            ),
-        )
-        self.preflop_solves += solved
         return solution
 
     def river_solution(self, observation: Observation) -> RiverSolution:
@@ -276,32 +235,6 @@ class SearchAgent(BlueprintAgent):
             ),
             (cap, responses),
         )
-        assert isinstance(solution, RiverSolution)
-        return solution
-
-    def turn_solution(self, observation: Observation) -> TurnSolution:
-        """The solved turn subgame at ``observation``'s public state (cached; hole cards unused)."""
-        solves = self.solves
-        turn = self.config.turn
-        solution = self._cached(
-            observation,
-            lambda state: solve_turn(
-                self.blueprint,
-                state,
-                iterations=turn.iterations,
-                time_budget_s=self._left_of(turn.budget_ms),
-                threshold=self.threshold,
-                max_raises=turn.max_raises,
-                continuations=CONTINUATIONS if turn.leaves == "depth_limited" else ("blueprint",),
-                river_cards=turn.river_cards,
-                rollout_raises=turn.rollout_raises,
-                bias=turn.bias,
-                safe=self.config.safe,
-                opponent_threshold=self.config.opponent_threshold,
-            ),
-        )
-        self.turn_solves += self.solves - solves
-        assert isinstance(solution, TurnSolution)
         return solution
 
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
@@ -317,28 +250,12 @@ class SearchAgent(BlueprintAgent):
             return probabilities, actions
         if not self._solver_ready(observation):
             return probabilities, actions
-        if observation.street == Street.PREFLOP:
-            preflop = self.preflop_solution(observation)
-            local = preflop.strategy[combo_index(*observation.hole_cards)]
-            if local.sum() == 0:  # a hand outside the searcher's range: the blueprint plays it
-                return probabilities, actions
-            searched = blend(probabilities, local, preflop.iterations, search.full_iterations)
-        elif observation.street == Street.TURN:
-            turn = self.turn_solution(observation)
-            local = turn.strategy[combo_index(*observation.hole_cards)]
-            if local.sum() == 0:  # a hand outside the subgame: neither range holds it
-                return probabilities, actions
-            searched = blend(probabilities, local, turn.iterations, search.full_iterations)
-        elif observation.street == Street.RIVER:
-            solution = self.river_solution(observation)
-            searched = search_probabilities(
-                probabilities, solution, observation.hole_cards, search.full_iterations
-            )
-            if self.config.river_allin and actions[self._game.bets.all_in_slot] is None:
-                # The search's menu may hold an all-in that the blueprint's lacks here.
-                _, actions = slot_actions(replay_observation(observation), self._river_bets)
-        else:
-            return probabilities, actions
+        solution = self.river_solution(observation)
+        hole_cards = observation.hole_cards
+        searched = search_probabilities(probabilities, solution, hole_cards, search.full_iterations)
+        if self.config.river_allin and actions[self._game.bets.all_in_slot] is None:
+            # The search's menu may hold an all-in that the blueprint's lacks here.
+            _, actions = slot_actions(replay_observation(observation), self._river_bets)
         legal = np.array([action is not None for action in actions])
         assert not np.any(searched[~legal] > 0), "the subgame's root offers only legal slots"
         return searched / searched.sum(), actions
@@ -356,30 +273,15 @@ class SearchAgent(BlueprintAgent):
         if not self._solver_ready(observation):
             return probabilities, actions
         combos = COMBO_INDEX[hands[:, 0], hands[:, 1]]
-        solution: PreflopSolution | TurnSolution | RiverSolution
-        if observation.street == Street.PREFLOP:
-            solution = self.preflop_solution(observation)
-        elif observation.street == Street.TURN:
-            solution = self.turn_solution(observation)
-        elif observation.street == Street.RIVER:
-            solution = self.river_solution(observation)
-            if self.config.river_allin and actions[self._game.bets.all_in_slot] is None:
-                # The search's menu may hold an all-in that the blueprint's lacks here.
-                _, actions = slot_actions(replay_observation(observation), self._river_bets)
-        else:
-            return probabilities, actions
+        solution = self.river_solution(observation)
+        if self.config.river_allin and actions[self._game.bets.all_in_slot] is None:
+            # The search's menu may hold an all-in that the blueprint's lacks here.
+            _, actions = slot_actions(replay_observation(observation), self._river_bets)
         local = solution.strategy[combos]
-        # Before the river a hand outside the subgame (its row all 0) plays the blueprint.
-        searched_rows = np.ones(len(hands), dtype=np.bool_)
-        if observation.street != Street.RIVER:
-            searched_rows = local.sum(axis=1) != 0
-        searched = blend(
-            probabilities[searched_rows], local[searched_rows], solution.iterations, search.full_iterations
-        )
+        searched = blend(probabilities, local, solution.iterations, search.full_iterations)
         legal = np.array([action is not None for action in actions])
         assert not np.any(searched[:, ~legal] > 0), "the subgame's root offers only legal slots"
-        probabilities[searched_rows] = searched / searched.sum(axis=1, keepdims=True)
-        return probabilities, actions
+        return searched / searched.sum(axis=1, keepdims=True), actions
 
 
 def load_search_agent(path: str, config: SearchConfig | None = None, **options: Any) -> SearchAgent:
@@ -393,7 +295,6 @@ def load_search_agent(path: str, config: SearchConfig | None = None, **options: 
 
 __all__ = [
     "CACHE_SIZE",
-    "PREFLOP_CACHE_SIZE",
     "SearchAgent",
     "load_search_agent",
 ]

@@ -19,16 +19,15 @@ with the options ``threshold``, ``purify`` and ``allin`` as for ``blueprint:`` a
 keys of its :class:`~pokerai.search.config.SearchConfig` (``configs/search_default.yaml``
 writes out their defaults), dotted below a street: ``river.budget_ms=M`` (milliseconds a
 river solve may take, default 65; ``none`` for no limit), ``river.iterations``,
-``river.full_iterations``, ``river.max_raises``, ``turn.iterations=N`` and
-``preflop.iterations=N`` (search those streets too; default 0, off), ``safe=1`` (the safe
-re-solving gadget; one blueprint call per subgame decision, so use a larger budget),
+``river.full_iterations``, ``river.max_raises``, ``pipeline=street`` with
+``flop.iterations=N``, ``turn.iterations=N`` and ``preflop.iterations=N`` (the street
+pipeline, :class:`~pokerai.agents.street.StreetSearchAgent`, on those streets; default 0,
+off), ``safe=1`` (the safe re-solving gadget),
 ``river_allin=1``, ``opponent_threshold=T``, ``check_cap=1``, ``responses=1`` and the
 rest that ``pokerai agents`` lists, e.g. ``search:PATH?river.budget_ms=300&threshold=0.3``.
 The flat keys of earlier specs still work (:data:`~pokerai.search.config.SPEC_ALIASES`):
-``iterations``, ``budget_ms``, ``full_iterations``, ``max_raises``, ``turn=1`` (the turn
-searched with the river's iterations) with ``turn_budget_ms``, ``turn_max_raises``,
-``turn_leaves`` and ``river_cards``, and ``preflop=1`` with ``preflop_budget_ms`` and
-``preflop_max_raises``. :func:`~pokerai.search.config.with_overrides` checks them all. An unknown or
+``iterations``, ``budget_ms``, ``full_iterations`` and ``max_raises`` (the river's).
+:func:`~pokerai.search.config.with_overrides` checks them all. An unknown or
 malformed option is a ``ValueError``. Anything else is a ``ValueError`` that
 names the spec and lists the valid ones.
 """

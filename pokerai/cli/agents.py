@@ -3,7 +3,7 @@
     pokerai agents [--json]
 
 Each spec is listed with one line on how it plays and its ``?KEY=VALUE`` options with
-their defaults, e.g. ``shover?p=0.1`` or ``search:checkpoints/hunl_tiny?allin=solve&turn=1``.
+their defaults, e.g. ``shover?p=0.1`` or ``search:checkpoints/hunl_tiny?allin=solve&river.budget_ms=100``.
 """
 
 from __future__ import annotations

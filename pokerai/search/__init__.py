@@ -4,11 +4,12 @@
 re-solving gadget, blending); ``leduc`` searches Leduc exactly. For hold'em, ``combos`` indexes
 the 1,326 two-card combinations, ``beliefs`` gives both players' ranges from the blueprint,
 ``showdown`` the river's showdown tables and ``tree`` the public-tree helpers the streets share;
-``river`` re-solves the river, ``turn`` the turn (depth-limited), ``preflop`` the preflop
-betting and ``allin`` an all-in off the menu, ``responses`` is the search side of the opponent
-models learnt during a match, and ``config`` holds the settings of
-:class:`pokerai.agents.search.SearchAgent`. The hold'em modules are not imported here, so
-that importing the package stays light.
+``river`` re-solves the river from the decision, ``street`` re-solves any street from its
+start (the street pipeline, depth-limited leaves before the river), ``preflop`` holds the
+preflop all-in equities and ``allin`` answers an all-in off the menu, ``responses`` is the
+search side of the opponent models learnt during a match, and ``config`` holds the settings of
+:class:`pokerai.agents.search.SearchAgent` and :class:`pokerai.agents.street.StreetSearchAgent`.
+The hold'em modules are not imported here, so that importing the package stays light.
 """
 
 from pokerai.search.leduc import LeducSearch, LeducSearchConfig

@@ -16,10 +16,10 @@ abstraction (Brown & Sandholm, Science 2018), over both players' ranges:
 2. **The game** (:func:`build_allin_subgame`). At the shover's decision the
    shover chooses, per hand, between the all-in and its alternatives: check,
    or fold and call when it faced a bet. An alternative ends in a leaf worth
-   the shover's equity on the pot as it stands after it (the preflop search's
-   blueprint-free leaf, :mod:`pokerai.search.preflop`: betting on later streets
-   is not modelled). After the all-in the searcher folds or calls; a call pays
-   each pair of hands its all-in equity (river: the showdown).
+   the shover's equity on the pot as it stands after it (a blueprint-free leaf,
+   as the street pipeline's preflop: betting on later streets is not modelled).
+   After the all-in the searcher folds or calls; a call pays each pair of hands
+   its all-in equity (river: the showdown).
 3. **Equity matrices** (:func:`allin_matrices`) over the hands that hold no
    board card: preflop, the 1,326 hands' equities over seeded sampled boards
    (:func:`~pokerai.search.preflop.preflop_equity_matrix`); flop, the mean
@@ -61,8 +61,8 @@ from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
 from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, _pair_scores, preflop_equity_matrix
 from pokerai.search.showdown import river_matrices
+from pokerai.search.street import turn_street_matrices
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
-from pokerai.search.turn import turn_matrices
 from pokerai.tabular.blueprint import AnyBlueprint
 
 VALID_MATRIX, EQUITY_MATRIX = 0, 1
@@ -121,7 +121,7 @@ def allin_matrices(
         valid, payoff = preflop_equity_matrix()
         return np.arange(NUM_COMBOS, dtype=np.int64), valid, payoff
     if len(board) == 4:
-        hands, valid, equity, _ = turn_matrices(board)
+        hands, valid, equity, _ = turn_street_matrices(board)
         return hands, valid, equity
     if len(board) == 5:
         return river_matrices(board)

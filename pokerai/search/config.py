@@ -18,7 +18,7 @@ names the bad key in a :class:`~pokerai.config.ConfigError`.
 :func:`with_overrides` applies the ``KEY=VALUE`` options of a ``search:PATH?...`` agent
 spec to a config through the same loader. A key is a config key, dotted below a street
 (``river.budget_ms=100``, ``turn.iterations=200``, ``safe=1``); the flat keys of earlier
-specs (``budget_ms=100``, ``turn=1``, ...) are aliases listed in :data:`SPEC_ALIASES`.
+specs (``budget_ms=100``, ``iterations=200``, ...) are aliases listed in :data:`SPEC_ALIASES`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from typing import Any, Literal
 
 from pokerai.config import ConfigError, config_to_dict, load_config
 from pokerai.search.responses import DEFAULT_MIN_SHOWDOWNS, DEFAULT_RESPONSE_PRIOR
-from pokerai.search.turn import DEFAULT_BIAS, DEFAULT_RIVER_CARDS, DEFAULT_ROLLOUT_RAISES
 
 Pipeline = Literal["river", "street"]
 """Which search the agent runs: each street's own solve, or the street pipeline at every searched street."""
@@ -80,11 +79,11 @@ class StreetSearch:
 
 @dataclass(frozen=True)
 class PreflopSearch(StreetSearch):
-    """The preflop search (:func:`pokerai.search.preflop.solve_preflop`), off by default.
+    """The preflop search of the street pipeline (``pipeline: street``), off by default.
 
-    A preflop solve depends only on the public history, so one solve serves every later hand
-    that reaches it: its budget can be large (``docs/BENCHMARKS.md`` has the iterations it
-    runs). Its subgame has 100 nodes at the first decision with ``max_raises`` 2, 316 with 3.
+    The preflop subgame runs to the end of the preflop betting: all-in equity at called
+    all-ins, equity on the pot where a flop is to come (no blueprint leaves yet). Its tree
+    has 100 nodes at the first decision with ``max_raises`` 2, 316 with 3.
     """
 
     budget_ms: float | None = field(default=5000.0, metadata=_BUDGET_MS)
@@ -119,11 +118,11 @@ class FlopSearch(StreetSearch):
         default=3, metadata={"min": 2, "max": 8, "help": "turn cards per leaf rollout, 2 to 8"}
     )
     rollout_raises: int | None = field(
-        default=DEFAULT_ROLLOUT_RAISES,
+        default=1,
         metadata={"min": 0, "help": "raises in the turn trees of the leaf rollouts; none: no cap"},
     )
     bias: float = field(
-        default=DEFAULT_BIAS,
+        default=5.0,
         metadata={"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"},
     )
     buckets: int | None = field(
@@ -138,9 +137,9 @@ class FlopSearch(StreetSearch):
 
 @dataclass(frozen=True)
 class TurnSearch(StreetSearch):
-    """The depth-limited turn search (:func:`pokerai.search.turn.solve_turn`), off by default.
+    """The turn search of the street pipeline (``pipeline: street``, :mod:`pokerai.search.street`); off.
 
-    ``budget_ms`` bounds the solve after the leaves are built. Each raise more multiplies the
+    ``budget_ms`` bounds the whole decision, leaves included. Each raise more multiplies the
     leaves and their rollouts. At a leaf the opponent picks among the four continuation
     strategies (``leaves="depth_limited"``) or both play the blueprint (``"blueprint"``); the
     leaves are valued by blueprint rollouts over ``river_cards`` sampled river cards (none:
@@ -155,15 +154,15 @@ class TurnSearch(StreetSearch):
         metadata={"help": "leaf values: depth_limited (four continuations) or blueprint"},
     )
     river_cards: int | None = field(
-        default=DEFAULT_RIVER_CARDS,
+        default=8,
         metadata={"min": 5, "max": 48, "help": "river cards per leaf rollout, 5 to 48; none: all 48"},
     )
     rollout_raises: int | None = field(
-        default=DEFAULT_ROLLOUT_RAISES,
+        default=1,
         metadata={"min": 0, "help": "raises in the river trees of the leaf rollouts; none: no cap"},
     )
     bias: float = field(
-        default=DEFAULT_BIAS,
+        default=5.0,
         metadata={"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"},
     )
     buckets: int | None = field(
@@ -203,7 +202,7 @@ class SearchConfig:
     pipeline: Pipeline = field(
         default="river",
         metadata={
-            "help": "river: each street's own solve (river, and turn and preflop when on); street: the "
+            "help": "river: the river solve from the current decision (search/river.py); street: the "
             "street pipeline (search/street.py) re-solves every searched street from its start"
         },
     )
@@ -261,8 +260,13 @@ class SearchConfig:
             raise ValueError("responses does not work with safe (the gadget's tree has no modelled nodes)")
         if _is_number(self.floor) and not self.floor < 1.0:
             raise ValueError(f"floor must be in [0, 1), got {self.floor}")
-        if self.pipeline == "river" and _is_number(self.flop.iterations) and self.flop.iterations > 0:
-            raise ValueError("flop search needs pipeline: street (the river pipeline has none)")
+        if self.pipeline == "river":
+            for name in ("preflop", "flop", "turn"):
+                iterations = getattr(self, name).iterations
+                if _is_number(iterations) and iterations > 0:
+                    raise ValueError(
+                        f"{name} search needs pipeline: street (the river pipeline searches the river only)"
+                    )
         if self.pipeline == "street":
             river_only = [name for name in ("river_allin", "check_cap", "responses") if getattr(self, name)]
             if river_only:
@@ -293,57 +297,27 @@ def load_search_config(source: str | os.PathLike[str] | Mapping[str, Any] | None
 
 @dataclass(frozen=True)
 class SpecAlias:
-    """A flat key of earlier ``search:`` specs: the config keys it sets and the switch it needs.
+    """A flat key of earlier ``search:`` specs: the config keys it sets.
 
-    ``help`` says what it sets (``pokerai agents`` lists it). ``needs`` names a street that must
-    be searched (``turn``, ``preflop``) or a model that must be on (``check_cap``,
-    ``responses``) in the resulting config, as earlier specs required; ``none_text`` is an
-    extra word for ``none``.
+    ``help`` says what it sets (``pokerai agents`` lists it).
     """
 
     targets: tuple[str, ...]
     help: str
-    needs: str | None = None
-    none_text: str | None = None
 
 
 SPEC_ALIASES: dict[str, SpecAlias] = {
-    "iterations": SpecAlias(
-        ("river.iterations",),
-        "river.iterations (and the turn's and preflop's with turn=1, preflop=1)",
-    ),
+    "iterations": SpecAlias(("river.iterations",), "river.iterations"),
     "budget_ms": SpecAlias(("river.budget_ms",), "river.budget_ms"),
     "full_iterations": SpecAlias(
         tuple(f"{street}.full_iterations" for street in STREETS), "every street's full_iterations"
     ),
     "max_raises": SpecAlias(("river.max_raises",), "river.max_raises"),
-    "turn": SpecAlias(("turn.iterations",), "turn.iterations: 1 sets it to river.iterations, 0 to 0"),
-    "turn_budget_ms": SpecAlias(("turn.budget_ms",), "turn.budget_ms", needs="turn"),
-    "turn_max_raises": SpecAlias(("turn.max_raises",), "turn.max_raises", needs="turn"),
-    "turn_leaves": SpecAlias(("turn.leaves",), "turn.leaves", needs="turn"),
-    "river_cards": SpecAlias(
-        ("turn.river_cards",), "turn.river_cards ('all': none)", needs="turn", none_text="all"
-    ),
-    "preflop": SpecAlias(
-        ("preflop.iterations",), "preflop.iterations: 1 sets it to river.iterations, 0 to 0"
-    ),
-    "preflop_budget_ms": SpecAlias(("preflop.budget_ms",), "preflop.budget_ms", needs="preflop"),
-    "preflop_max_raises": SpecAlias(("preflop.max_raises",), "preflop.max_raises", needs="preflop"),
 }
-"""The flat keys of earlier ``search:`` specs, which the reproduction commands in ``docs/`` use.
-
-``turn=1`` and ``preflop=1`` are switches: the street is searched with the river's iteration
-count (earlier specs shared one ``iterations`` among all streets). The keys that need a
-switch are refused without it, since they would do nothing. ``cap_showdowns`` and
-``response_prior`` are config keys, and as in earlier specs they need ``check_cap=1`` and
-``responses=1``.
-"""
-
-_SWITCHES = ("turn", "preflop")
-"""Aliases whose value is 0 or 1 and whose target takes the river's iterations when 1."""
+"""The flat keys of earlier ``search:`` specs, which the reproduction commands in ``docs/`` use."""
 
 _NEEDS = {"cap_showdowns": "check_cap", "response_prior": "responses"}
-"""Config keys that earlier specs refused without a model switched on (as ``SpecAlias.needs``)."""
+"""Config keys refused without their model switched on, since they would do nothing."""
 
 
 def config_keys() -> tuple[str, ...]:
@@ -400,13 +374,12 @@ def with_overrides(config: SearchConfig, options: Mapping[str, str]) -> SearchCo
     and ``0`` (or ``true``/``false``) are booleans where the key is one, whole numbers and
     decimals are numbers, and anything else stays text for the loader to judge. Raises
     :class:`~pokerai.config.ConfigError` (a ``ValueError``) that names the option for an
-    unknown key, a bad value, two options that set the same key, an earlier-spec key without
-    its switch, and a config that breaks a cross-field rule.
+    unknown key, a bad value, two options that set the same key, a model's key without the
+    model on, and a config that breaks a cross-field rule.
     """
     known = spec_keys()
     data = config_to_dict(config)
     set_by: dict[str, str] = {}
-    switched: dict[str, bool] = {}
     for key, text in options.items():
         if key not in known:
             raise ConfigError(f"unknown search option {key!r}; options: {', '.join(known)}")
@@ -416,29 +389,16 @@ def with_overrides(config: SearchConfig, options: Mapping[str, str]) -> SearchCo
             if target in set_by:
                 raise ConfigError(f"{set_by[target]}= and {key}= both set {target}; give one of them")
             set_by[target] = key
-        if key in _SWITCHES:
-            if text not in ("0", "1"):
-                raise ConfigError(f"{key}={text!r} is not 0 or 1")
-            switched[key] = text == "1"
-            continue
         for target in targets:
             hint, _ = config_field(target)
-            _put(data, target, _spec_text_value(text, hint, None if alias is None else alias.none_text))
+            _put(data, target, _spec_text_value(text, hint))
         _load(data, "" if alias is None else f"{key}={text}: ")  # the loader names a config key
-    for key, on in switched.items():
-        _put(data, f"{key}.iterations", data["river"]["iterations"] if on else 0)
     result = _load(data, "")
     for key in options:
-        needs = SPEC_ALIASES[key].needs if key in SPEC_ALIASES else _NEEDS.get(key)
-        if needs is not None and not _is_on(result, needs):
+        needs = _NEEDS.get(key)
+        if needs is not None and not getattr(result, needs):
             raise ConfigError(f"{key}= needs {needs}=1 ({key} does nothing without it)")
     return result
-
-
-def _is_on(config: SearchConfig, name: str) -> bool:
-    """Whether the street ``name`` is searched or the boolean setting ``name`` is on."""
-    value = getattr(config, name)
-    return value.iterations > 0 if isinstance(value, StreetSearch) else bool(value)
 
 
 def _put(data: dict[str, Any], key: str, value: Any) -> None:
@@ -456,9 +416,9 @@ def _load(data: Mapping[str, Any], prefix: str) -> SearchConfig:
         raise ConfigError(f"{prefix}{error}") from None
 
 
-def _spec_text_value(text: str, hint: Any, none_text: str | None) -> Any:
+def _spec_text_value(text: str, hint: Any) -> Any:
     """The value of a spec option's ``text`` for a field of type ``hint`` (:func:`with_overrides`)."""
-    if text == "none" or text == none_text:
+    if text == "none":
         return None
     options = typing.get_args(hint) if typing.get_origin(hint) is not None else (hint,)
     if bool in options:

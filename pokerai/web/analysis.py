@@ -349,17 +349,10 @@ def agent_frequencies(agent: Agent, observation: Observation, *, seed: int = 0) 
 # ---------------------------------------------------------------------------- the analyzer
 
 
-def _searched_everywhere(budget_ms: float) -> SearchConfig:
-    """The config of a search the analyzer builds: preflop, turn and river searched with the river's
-    default iteration count, each within ``budget_ms``."""
+def _river_search(budget_ms: float) -> SearchConfig:
+    """The config of a search the analyzer builds: the river searched within ``budget_ms``."""
     defaults = SearchConfig()
-    iterations = defaults.river.iterations
-    return dataclasses.replace(
-        defaults,
-        preflop=dataclasses.replace(defaults.preflop, iterations=iterations, budget_ms=budget_ms),
-        turn=dataclasses.replace(defaults.turn, iterations=iterations, budget_ms=budget_ms),
-        river=dataclasses.replace(defaults.river, budget_ms=budget_ms),
-    )
+    return dataclasses.replace(defaults, river=dataclasses.replace(defaults.river, budget_ms=budget_ms))
 
 
 class Analyzer:
@@ -368,8 +361,7 @@ class Analyzer:
     Where the bot plays a blueprint (``blueprint:`` or ``search:`` specs) the analyzer has both a
     :class:`BlueprintAgent` and a :class:`SearchAgent` on it with the bot's threshold, all-in answer
     and sampling: the bot itself for its own kind, and one built for the other. A search the
-    analyzer builds searches preflop, turn and river (the flop has no search), each within
-    ``search_budget_ms``. Raises ``ValueError`` for a bad spec.
+    analyzer builds searches the river within ``search_budget_ms``. Raises ``ValueError`` for a bad spec.
     """
 
     def __init__(self, spec: str, *, search_budget_ms: float = DEFAULT_SEARCH_BUDGET_MS) -> None:
@@ -389,7 +381,7 @@ class Analyzer:
             self.blueprint_agent = self.bot
             self.search_agent = SearchAgent(
                 self.bot.blueprint,
-                _searched_everywhere(search_budget_ms),
+                _river_search(search_budget_ms),
                 sample=self.bot.sample,
                 threshold=self.bot.threshold,
                 allin=self.bot.allin,
@@ -453,7 +445,7 @@ class Analyzer:
         """The action frequencies after search, with the solver's iterations and seconds.
 
         ``available`` is false where the bot has no blueprint to search with. ``note`` says when
-        the answer is not a search's: the flop (no search there; the blueprint plays), an all-in
+        the answer is not a search's: a street before the river (the blueprint plays it), an all-in
         off the menu (a solved call-or-fold game answers it), or a solver not ready within the
         budget.
         """
@@ -467,7 +459,7 @@ class Analyzer:
         street = observation.street
         with self.lock:
             unready = agent.searches_unready
-            solves = agent.solves + agent.preflop_solves
+            solves = agent.solves
             started = time.perf_counter()
             probabilities, actions = agent.decision(observation)
             wall = time.perf_counter() - started
@@ -479,18 +471,12 @@ class Analyzer:
                     iterations, seconds = solution.iterations, solution.seconds
             elif agent.searches_unready > unready:
                 note = "the solver was not ready within the budget, so this is the blueprint's answer"
-            elif street == Street.PREFLOP and agent.config.preflop.iterations > 0:
-                preflop = agent.preflop_solution(observation)
-                iterations, seconds = preflop.iterations, preflop.seconds
-            elif street == Street.TURN and agent.config.turn.iterations > 0:
-                turn = agent.turn_solution(observation)
-                iterations, seconds = turn.iterations, turn.seconds
             elif street == Street.RIVER:
                 river = agent.river_solution(observation)
                 iterations, seconds = river.iterations, river.seconds
             else:
                 note = f"no search on the {STREET_NAMES[street]}: the bot plays the blueprint there"
-            solved = agent.solves + agent.preflop_solves > solves
+            solved = agent.solves > solves
         frequencies = slot_frequencies(probabilities, actions, purify=not agent.sample)
         return {
             "available": True,

@@ -57,7 +57,9 @@ def test_the_defaults_are_the_search_agents_earlier_defaults() -> None:
 
 
 def test_a_street_written_in_part_keeps_its_own_defaults_for_the_rest() -> None:
-    config = load_search_config({"turn": {"iterations": 200}, "preflop": {"max_raises": 3}})
+    config = load_search_config(
+        {"pipeline": "street", "turn": {"iterations": 200}, "preflop": {"max_raises": 3}}
+    )
     assert config.turn == TurnSearch(iterations=200)
     assert config.turn.budget_ms == 1000.0 and config.preflop.budget_ms == 5000.0
     assert config.river == RiverSearch()
@@ -69,6 +71,7 @@ def test_dotted_overrides_set_their_keys() -> None:
         {
             "river.budget_ms": "300",
             "river.max_raises": "none",
+            "pipeline": "street",
             "turn.iterations": "200",
             "turn.leaves": "blueprint",
             "turn.river_cards": "none",
@@ -78,6 +81,7 @@ def test_dotted_overrides_set_their_keys() -> None:
         },
     )
     assert config == SearchConfig(
+        pipeline="street",
         turn=TurnSearch(iterations=200, leaves="blueprint", river_cards=None, bias=2.5),
         river=RiverSearch(budget_ms=300.0, max_raises=None),
         safe=True,
@@ -97,29 +101,6 @@ def test_dotted_overrides_set_their_keys() -> None:
                 river=RiverSearch(iterations=7, budget_ms=50.0, max_raises=None, full_iterations=5),
             ),
         ),
-        # turn=1 and preflop=1 search those streets with the river's iterations (once one shared count).
-        ({"turn": "1"}, SearchConfig(turn=TurnSearch(iterations=1000))),
-        (
-            {"iterations": "500", "turn": "1", "preflop": "1"},
-            SearchConfig(
-                preflop=PreflopSearch(iterations=500),
-                turn=TurnSearch(iterations=500),
-                river=RiverSearch(iterations=500),
-            ),
-        ),
-        (
-            {"turn": "1", "turn_budget_ms": "none", "turn_max_raises": "2", "turn_leaves": "blueprint"},
-            SearchConfig(turn=TurnSearch(iterations=1000, budget_ms=None, max_raises=2, leaves="blueprint")),
-        ),
-        (
-            {"turn": "1", "river_cards": "all"},
-            SearchConfig(turn=TurnSearch(iterations=1000, river_cards=None)),
-        ),
-        (
-            {"preflop": "1", "preflop_budget_ms": "800", "preflop_max_raises": "3"},
-            SearchConfig(preflop=PreflopSearch(iterations=1000, budget_ms=800.0, max_raises=3)),
-        ),
-        ({"turn": "0"}, SearchConfig()),
         ({"check_cap": "1", "cap_showdowns": "7"}, SearchConfig(check_cap=True, cap_showdowns=7)),
         ({"responses": "1", "response_prior": "7"}, SearchConfig(responses=True, response_prior=7.0)),
         (
@@ -144,22 +125,22 @@ def test_the_flat_keys_of_earlier_specs_set_the_same_search(
         ({"river.budget_ms": "x"}, "river.budget_ms: expected a number"),
         ({"full_iterations": "0"}, "full_iterations: must be at least 1"),
         ({"max_raises": "-1"}, "river.max_raises: must be at least 0"),
-        ({"turn": "2"}, "turn='2' is not 0 or 1"),
-        ({"turn": "1", "turn_leaves": "unsafe"}, "turn.leaves: expected one of 'depth_limited', 'blueprint'"),
-        ({"turn": "1", "river_cards": "3"}, "turn.river_cards: must be at least 5"),
+        ({"turn.leaves": "unsafe"}, "turn.leaves: expected one of 'depth_limited', 'blueprint'"),
+        ({"turn.river_cards": "3"}, "turn.river_cards: must be at least 5"),
         ({"turn.river_cards": "49"}, "turn.river_cards: must be at most 48"),
-        ({"turn": "1", "turn_budget_ms": "-1"}, "turn: budget_ms must be a positive number"),
-        ({"turn": "1", "turn_max_raises": "x"}, "turn.max_raises: expected an integer"),
+        ({"turn.budget_ms": "-1"}, "turn: budget_ms must be a positive number"),
+        ({"turn.max_raises": "x"}, "turn.max_raises: expected an integer"),
         ({"turn.bias": "0.5"}, "turn.bias: must be at least 1"),
-        ({"preflop": "1", "preflop_max_raises": "-1"}, "preflop.max_raises: must be at least 0"),
+        ({"preflop.max_raises": "-1"}, "preflop.max_raises: must be at least 0"),
+        # Search before the river is the street pipeline's.
+        ({"turn.iterations": "5"}, "turn search needs pipeline: street"),
+        ({"preflop.iterations": "5"}, "preflop search needs pipeline: street"),
         ({"opponent_threshold": "x"}, "opponent_threshold: expected a number"),
         ({"opponent_threshold": "1"}, r"opponent_threshold must be in \[0, 1\)"),
         ({"opponent_threshold": "-0.1"}, "opponent_threshold: must be at least 0"),
         ({"cap_showdowns": "0", "check_cap": "1"}, "cap_showdowns: must be at least 1"),
         ({"responses": "1", "response_prior": "0"}, "response_prior must be a positive number"),
-        # The options that did nothing without their switch stay errors.
-        ({"river_cards": "6"}, "river_cards= needs turn=1"),
-        ({"preflop_max_raises": "2"}, "preflop_max_raises= needs preflop=1"),
+        # The options that do nothing without their model are errors.
         ({"cap_showdowns": "7"}, "cap_showdowns= needs check_cap=1"),
         ({"response_prior": "7"}, "response_prior= needs responses=1"),
         # Two options for one key are ambiguous.
@@ -167,7 +148,6 @@ def test_the_flat_keys_of_earlier_specs_set_the_same_search(
             {"budget_ms": "50", "river.budget_ms": "60"},
             "budget_ms= and river.budget_ms= both set river.budget_ms",
         ),
-        ({"turn": "1", "turn.iterations": "5"}, "turn= and turn.iterations= both set turn.iterations"),
     ],
 )
 def test_a_bad_option_is_an_error_that_names_it(options: dict[str, str], fragment: str) -> None:
@@ -180,7 +160,8 @@ def test_an_unknown_key_is_an_error_that_lists_the_known_ones() -> None:
         with_overrides(SearchConfig(), {"river.depth": "3"})
     listed = str(error.value).partition("options: ")[2].split(", ")
     assert listed == list(spec_keys())
-    assert {"river.budget_ms", "turn.iterations", "safe", "budget_ms", "turn"} <= set(listed)
+    assert {"river.budget_ms", "turn.iterations", "safe", "budget_ms"} <= set(listed)
+    assert not {"turn", "preflop", "turn_leaves", "river_cards"} & set(listed)
 
 
 def test_responses_with_safe_is_refused_however_the_config_is_made(tmp_path: Path) -> None:
@@ -204,9 +185,9 @@ def test_a_bad_file_value_names_the_file_and_the_key(tmp_path: Path) -> None:
 def test_the_default_search_spec_builds_an_agent_with_the_default_config() -> None:
     agent = make_agent(f"search:{CAPPED}")
     assert isinstance(agent, SearchAgent) and agent.config == SearchConfig()
-    dotted = make_agent(f"search:{CAPPED}?river.budget_ms=300&threshold=0.3&turn.iterations=50")
+    dotted = make_agent(f"search:{CAPPED}?river.budget_ms=300&threshold=0.3&turn.max_raises=2")
     assert isinstance(dotted, SearchAgent) and dotted.threshold == 0.3
-    assert dotted.config == SearchConfig(turn=TurnSearch(iterations=50), river=RiverSearch(budget_ms=300.0))
+    assert dotted.config == SearchConfig(turn=TurnSearch(max_raises=2), river=RiverSearch(budget_ms=300.0))
 
 
 def test_the_agent_checks_a_config_built_in_code_as_the_loader_does() -> None:
@@ -227,7 +208,7 @@ def test_the_agents_listing_shows_the_config_defaults() -> None:
     defaults = {option.key: option.default for option in search.options}
     assert defaults["river.budget_ms"] == defaults["budget_ms"] == "65"
     assert defaults["river.iterations"] == defaults["iterations"] == "1000"
-    assert (defaults["turn.iterations"], defaults["turn"], defaults["turn.river_cards"]) == ("0", "0", "8")
+    assert (defaults["turn.iterations"], defaults["turn.river_cards"]) == ("0", "8")
     assert (defaults["preflop.budget_ms"], defaults["safe"], defaults["opponent_threshold"]) == (
         "5000",
         "0",

@@ -55,7 +55,6 @@ def test_the_pipelines_river_agrees_with_the_river_solve(capped: Blueprint, safe
     np.testing.assert_allclose(new.strategy[inside], old.strategy[inside], atol=1e-9)
 
 
-@pytest.mark.slow  # about 10 s; tests/search/test_turn_search.py checks the gadget by default
 def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) -> None:
     state = scripted(capped, TO_TURN)
     searcher = state.to_act

@@ -77,6 +77,15 @@ class StreetSearch:
             )
 
 
+_LEAVES = {"help": "leaf values: depth_limited (four continuations) or blueprint"}
+_BIAS = {"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"}
+_BUCKETS = {
+    "min": 2,
+    "help": "street pipeline: hands merged into this many buckets that share a strategy "
+    "(k-means on their values); none: every hand its own",
+}
+
+
 @dataclass(frozen=True)
 class PreflopSearch(StreetSearch):
     """The preflop search of the street pipeline (``pipeline: street``), off by default.
@@ -87,14 +96,7 @@ class PreflopSearch(StreetSearch):
     """
 
     budget_ms: float | None = field(default=5000.0, metadata=_BUDGET_MS)
-    buckets: int | None = field(
-        default=169,
-        metadata={
-            "min": 2,
-            "help": "street pipeline: hands merged into this many buckets that share a strategy "
-            "(k-means on their values); none: every hand its own",
-        },
-    )
+    buckets: int | None = field(default=169, metadata=_BUCKETS)
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,7 @@ class FlopSearch(StreetSearch):
 
     budget_ms: float | None = field(default=1000.0, metadata=_BUDGET_MS)
     max_raises: int | None = field(default=1, metadata=_MAX_RAISES)
-    leaves: TurnLeaves = field(
-        default="depth_limited",
-        metadata={"help": "leaf values: depth_limited (four continuations) or blueprint"},
-    )
+    leaves: TurnLeaves = field(default="depth_limited", metadata=_LEAVES)
     turn_cards: int = field(
         default=3, metadata={"min": 2, "max": 8, "help": "turn cards per leaf rollout, 2 to 8"}
     )
@@ -121,18 +120,8 @@ class FlopSearch(StreetSearch):
         default=1,
         metadata={"min": 0, "help": "raises in the turn trees of the leaf rollouts; none: no cap"},
     )
-    bias: float = field(
-        default=5.0,
-        metadata={"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"},
-    )
-    buckets: int | None = field(
-        default=200,
-        metadata={
-            "min": 2,
-            "help": "street pipeline: hands merged into this many buckets that share a strategy "
-            "(k-means on their values); none: every hand its own",
-        },
-    )
+    bias: float = field(default=5.0, metadata=_BIAS)
+    buckets: int | None = field(default=200, metadata=_BUCKETS)
 
 
 @dataclass(frozen=True)
@@ -149,10 +138,7 @@ class TurnSearch(StreetSearch):
 
     budget_ms: float | None = field(default=1000.0, metadata=_BUDGET_MS)
     max_raises: int | None = field(default=1, metadata=_MAX_RAISES)
-    leaves: TurnLeaves = field(
-        default="depth_limited",
-        metadata={"help": "leaf values: depth_limited (four continuations) or blueprint"},
-    )
+    leaves: TurnLeaves = field(default="depth_limited", metadata=_LEAVES)
     river_cards: int | None = field(
         default=8,
         metadata={"min": 5, "max": 48, "help": "river cards per leaf rollout, 5 to 48; none: all 48"},
@@ -161,18 +147,8 @@ class TurnSearch(StreetSearch):
         default=1,
         metadata={"min": 0, "help": "raises in the river trees of the leaf rollouts; none: no cap"},
     )
-    bias: float = field(
-        default=5.0,
-        metadata={"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"},
-    )
-    buckets: int | None = field(
-        default=200,
-        metadata={
-            "min": 2,
-            "help": "street pipeline: hands merged into this many buckets that share a strategy "
-            "(k-means on their values); none: every hand its own",
-        },
-    )
+    bias: float = field(default=5.0, metadata=_BIAS)
+    buckets: int | None = field(default=200, metadata=_BUCKETS)
 
 
 @dataclass(frozen=True)

@@ -407,7 +407,7 @@ def rollout_matrices(
     chooser: int,
     settings: LeafSettings,
     threshold: float = 0.0,
-) -> list[npt.NDArray[np.float64]]:
+) -> list[npt.NDArray[np.float32]]:
     """Player 0's expected chip result from the street-start ``leaf`` per pair of ``hands`` and continuation.
 
     ``leaf`` is an engine state at the first decision of a street with chips behind; its
@@ -416,7 +416,7 @@ def rollout_matrices(
     each card (0 where a pair cannot meet it). For each continuation, ``chooser`` plays the
     blueprint biased towards it and the other player the blueprint (both thresholded at
     ``threshold``) on the street's betting with at most ``settings.rollout_raises`` raises.
-    Returns one float64 ``[H, H]`` matrix per continuation: the mean over the cards that
+    Returns one float32 ``[H, H]`` matrix per continuation: the mean over the cards that
     neither hand holds (0 for pairs that share a card).
     """
     num_cards, num_hands = len(cards), len(hands)
@@ -463,7 +463,7 @@ def rollout_matrices(
     showdown_terminals = [
         (i, node.showdown_scale) for i, node in enumerate(nodes) if node.showdown_scale is not None
     ]
-    results: list[npt.NDArray[np.float64]] = []
+    results: list[npt.NDArray[np.float32]] = []
     fold_ids = [index for index, _ in fold_terminals]
     fold_scales = np.array([scale for _, scale in fold_terminals], dtype=np.float32)
     showdown_ids = [index for index, _ in showdown_terminals]
@@ -493,7 +493,7 @@ def rollout_matrices(
                 outer = first[:, card, :].T @ second[:, card, :]  # summed over terminals: [H, H]
                 outer *= showdown32[card]
                 total += outer
-        results.append(np.where(count > 0, total / np.where(count > 0, count, 1.0), 0.0).astype(np.float64))
+        results.append(np.where(count > 0, total / np.where(count > 0, count, 1.0), np.float32(0.0)))
     return results
 
 
@@ -573,7 +573,7 @@ class _RolloutLeaves:
         self.blueprint, self.hands, self.matrices = blueprint, hands, matrices
         self.cards, self.showdown, self.chooser = cards, showdown, chooser
         self.settings, self.threshold = settings, threshold
-        self.groups: dict[int, tuple[float, list[int]]] = {}
+        self.groups: dict[int, list[int]] = {}
         self.count = 0
         self.seconds = 0.0
         self.key = key
@@ -594,7 +594,7 @@ class _RolloutLeaves:
                     self.blueprint, state, self.hands, self.cards, self.showdown, self.chooser,
                     self.settings, self.threshold,
                 )  # fmt: skip
-                per_chip = [(matrix / stake).astype(np.float32) for matrix in values]
+                per_chip = [matrix / np.float32(stake) for matrix in values]
                 cache[key] = per_chip
                 while len(cache) > ROLLOUT_CACHE_SIZE:
                     cache.pop(next(iter(cache)))
@@ -602,9 +602,9 @@ class _RolloutLeaves:
             for matrix in per_chip:
                 self.matrices.append(matrix.astype(np.float64))
                 indices.append(len(self.matrices) - 1)
-            self.groups[group] = (stake, indices)
+            self.groups[group] = indices
             self.seconds += time.perf_counter() - started
-        _, indices = self.groups[group]
+        indices = self.groups[group]
         terminals: list[tuple[Any, Decision | Terminal]] = [
             (name, Terminal(index, stake))
             for name, index in zip(self.settings.continuations, indices, strict=True)
@@ -637,6 +637,19 @@ class _RolloutStreet:
     _leaves: _RolloutLeaves
     terminal = staticmethod(_terminal)
 
+    def _take_hands(
+        self,
+        hands: npt.NDArray[np.int64],
+        all_hands: npt.NDArray[np.int64],
+        valid: npt.NDArray[np.float64],
+        equity: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.int64]:
+        """Keep ``hands`` and their blocks of the street's valid-pair and equity matrices; their rows."""
+        rows, self.matrices = _select(hands, all_hands, valid, equity)
+        self.hands = hands
+        self.card_payoffs: CardPayoffs | None = _fold_structure(hands)
+        return rows
+
     def leaf(self, state: HUNLState) -> Decision | Terminal:
         return self._leaves.leaf(state)
 
@@ -665,9 +678,7 @@ class TurnPayoffs(_RolloutStreet):
         key: object,
     ) -> None:
         all_hands, valid, equity, ranks = turn_street_matrices(board)
-        rows, self.matrices = _select(hands, all_hands, valid, equity)
-        self.hands = hands
-        self.card_payoffs: CardPayoffs | None = _fold_structure(hands)
+        rows = self._take_hands(hands, all_hands, valid, equity)
         cards = next_cards(board, settings.cards, key)
         card_ranks = np.ascontiguousarray(ranks[np.asarray(cards)][:, rows])  # [K, H], −1: holds the card
         showdown = _card_showdowns(card_ranks, self.matrices[VALID_MATRIX])
@@ -690,9 +701,7 @@ class FlopPayoffs(_RolloutStreet):
         key: object,
     ) -> None:
         all_hands, valid, equity, turns, per_turn = flop_matrices(board)
-        rows, self.matrices = _select(hands, all_hands, valid, equity)
-        self.hands = hands
-        self.card_payoffs: CardPayoffs | None = _fold_structure(hands)
+        rows = self._take_hands(hands, all_hands, valid, equity)
         count = min(settings.cards, len(per_turn))
         showdown = per_turn[:count][:, rows][:, :, rows] * self.matrices[VALID_MATRIX].astype(np.float32)
         self._leaves = _RolloutLeaves(

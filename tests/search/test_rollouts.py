@@ -40,7 +40,7 @@ def leaf_matrices(
     threshold: float = 0.0,
     max_raises: int | None = 1,
     bias: float = 5.0,
-) -> list[npt.NDArray[np.float64]]:
+) -> list[npt.NDArray[np.float32]]:
     """The rollout values of the river-start ``leaf`` per pair of ``hands`` (turn board hands)."""
     all_hands, valid, _, ranks = turn_street_matrices(tuple(leaf.board[:4]))
     rows = np.searchsorted(all_hands, hands)

@@ -389,7 +389,7 @@ class BlueprintAgent(Agent):
         state = HUNLState.new(self._game.config, 0, deck=range(9))
         while state.street < Street.FLOP:
             state = state.after(ActionKind.CALL)  # the button completes, the big blind checks
-        self.decision(Observation.from_state(state))
+        BlueprintAgent.decision(self, Observation.from_state(state))  # the network, never a search
         if self.allin == "solve":
             warm_up_allin()
 

@@ -125,7 +125,7 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
         ),
         SpecInfo(
             "search:PATH",
-            "the blueprint with real-time search on the river (turn and preflop optional)",
+            "the blueprint with real-time search: the river, and the flop and turn with pipeline=street",
             (
                 *blueprint_options,
                 *(

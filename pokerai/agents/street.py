@@ -30,6 +30,7 @@ from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, load_blueprint, replay_observation
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState
+from pokerai.search.allin import load_solver_kernel
 from pokerai.search.beliefs import combo_probabilities
 from pokerai.search.combos import COMBO_INDEX, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, FlopSearch, SearchConfig, TurnSearch, load_search_config
@@ -114,6 +115,12 @@ class StreetSearchAgent(BlueprintAgent):
         return LeafSettings(
             continuations, cards, search.rollout_raises, search.bias, LEAF_GROUPS_PER_DOUBLING
         )
+
+    def warm_up(self) -> None:
+        """The blueprint agent's warm-up (its network's first decision, no search), and the CFR+ kernel
+        that every search uses. Safe to run in a thread while the agent plays: it touches no solve."""
+        super().warm_up()
+        load_solver_kernel()
 
     def searches(self, street: int) -> bool:
         """Whether the agent searches ``street``."""

@@ -360,8 +360,9 @@ class Analyzer:
 
     Where the bot plays a blueprint (``blueprint:`` or ``search:`` specs) the analyzer has both a
     :class:`BlueprintAgent` and a :class:`SearchAgent` on it with the bot's threshold, all-in answer
-    and sampling: the bot itself for its own kind, and one built for the other. A search the
-    analyzer builds searches the river within ``search_budget_ms``. Raises ``ValueError`` for a bad spec.
+    and sampling: the bot itself for its own kind, and one built for the other (both built for a
+    street-pipeline bot). A search the analyzer builds searches the river within
+    ``search_budget_ms``. Raises ``ValueError`` for a bad spec.
     """
 
     def __init__(self, spec: str, *, search_budget_ms: float = DEFAULT_SEARCH_BUDGET_MS) -> None:
@@ -378,7 +379,18 @@ class Analyzer:
                 self.bot.blueprint, sample=self.bot.sample, threshold=self.bot.threshold, allin=self.bot.allin
             )
         elif isinstance(self.bot, BlueprintAgent):
-            self.blueprint_agent = self.bot
+            # A street-pipeline bot is a BlueprintAgent that searches: its network gets an agent of its own.
+            plain = type(self.bot) is BlueprintAgent
+            self.blueprint_agent = (
+                self.bot
+                if plain
+                else BlueprintAgent(
+                    self.bot.blueprint,
+                    sample=self.bot.sample,
+                    threshold=self.bot.threshold,
+                    allin=self.bot.allin,
+                )
+            )
             self.search_agent = SearchAgent(
                 self.bot.blueprint,
                 _river_search(search_budget_ms),

@@ -201,9 +201,9 @@ def test_a_range_that_fails_on_every_retry_stops_the_run_with_a_clear_error(
 
 def test_a_cluster_without_free_cpus_is_a_clear_error_not_a_hang(local_ray: Any) -> None:
     config = load_deepcfr_config(LEDUC)
-    # Two of the three can start (usually within seconds); the third never gets a CPU.
-    with pytest.raises(DistributedError, match=r"started [0-2] of 3 traversal workers in 10 s .*needs 1 CPU"):
-        RayTraversalPool(config, 3, start_timeout=10)
+    # The third never gets a CPU; how many of the other two start in 4 s depends on the machine.
+    with pytest.raises(DistributedError, match=r"started [0-2] of 3 traversal workers in 4 s .*needs 1 CPU"):
+        RayTraversalPool(config, 3, start_timeout=4)
     with RayTraversalPool(config, 2) as pool:  # the failed pool gave its CPUs back
         assert len({s["pid"] for s in pool.worker_stats()}) == 2
 

@@ -141,6 +141,13 @@ def test_zero_iterations_play_the_blueprint(capped: Blueprint) -> None:
     np.testing.assert_array_equal(agent.policy(state)[live], expected[live])
 
 
+def test_the_warm_up_runs_no_search(capped: Blueprint) -> None:
+    # `pokerai play` runs it in a thread beside the agent's first decisions: it must not solve.
+    agent = _agent(capped, Street.FLOP, Street.TURN, Street.RIVER)
+    agent.warm_up()
+    assert agent.stats == []
+
+
 def test_the_own_range_is_the_product_of_what_the_agent_played(capped: Blueprint) -> None:
     """Own-range bookkeeping across streets: the probability of the agent's history under its
     played strategies equals the product of the probabilities it played."""

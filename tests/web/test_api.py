@@ -180,6 +180,20 @@ def test_a_bot_without_a_blueprint_shows_sampled_frequencies_and_no_search() -> 
         assert get(client, "/api/range", hole="7c2d", history="r300")["available"] is False
 
 
+def test_a_street_pipeline_bot_shows_its_networks_frequencies(analyzer: Analyzer) -> None:
+    # The street agent is a BlueprintAgent that searches; the spot view is its network's, unsearched.
+    street = Analyzer(
+        default_opponent_spec().replace("blueprint:", "search:", 1) + "&pipeline=street&flop.iterations=50"
+    )
+    assert type(street.blueprint_agent) is BlueprintAgent and street.blueprint_agent is not street.bot
+    with TestClient(create_app(street)) as street_client, TestClient(create_app(analyzer)) as client:
+        theirs, ours = get(street_client, "/api/spot", **SPOT), get(client, "/api/spot", **SPOT)
+    assert theirs["source"] == "blueprint"
+    assert [a["probability"] for a in theirs["actions"]] == pytest.approx(
+        [a["probability"] for a in ours["actions"]]
+    )
+
+
 def test_step_applies_one_action_through_the_engine(client: TestClient) -> None:
     assert get(client, "/api/step", **SPOT, action="bet", amount="450")["history"] == "r300c/r750"
     checked = get(client, "/api/step", hole="AhKh", board="Ks7d2c", history="r300c/c", action="check")

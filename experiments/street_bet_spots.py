@@ -34,7 +34,7 @@ from pokerai.abstraction.bets import CHECK_CALL_SLOT, slot_actions
 from pokerai.agents.spec import make_agent
 from pokerai.agents.street import StreetSearchAgent
 from pokerai.engine.evaluator import rank_hands
-from pokerai.engine.state import HUNLState
+from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.search.combos import ALL_COMBOS, combos_holding
 
 BASE = "?threshold=0.3&pipeline=street&opponent_threshold=0&flop.iterations=450&flop.budget_ms=none"
@@ -42,6 +42,8 @@ VARIANTS = {
     "depth-limited leaves (bias 5)": "",
     "bias 20": "&flop.bias=20",
     "blueprint leaves": "&flop.leaves=blueprint",
+    "floor 0.3": "&floor=0.3",
+    "floor 0.6": "&floor=0.6",
 }
 BANDS = ((0.0, 0.5), (0.5, 0.8), (0.8, 0.95), (0.95, 1.0))
 """Strength percentiles within the agent's range: [low, high), the last one closed."""
@@ -69,8 +71,11 @@ def flop_spot(agent: StreetSearchAgent, line: str, seed: int) -> HUNLState:
     return state
 
 
-def bet_shares(agent: StreetSearchAgent, state: HUNLState, searched: bool) -> npt.NDArray[np.float64]:
-    """Per strength band, the share of the agent's range at ``state`` that bets or raises."""
+def bet_shares(
+    agent: StreetSearchAgent, state: HUNLState, searched: bool
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per strength band, the share of the agent's range at ``state`` that bets or raises; and per
+    menu slot, the share of the range that takes it."""
     own, _ = agent.own_range(state)
     live = np.flatnonzero(~combos_holding(state.board) & (own > 0))
     board = np.tile(np.array(state.board, dtype=np.uint8), (len(live), 1))
@@ -78,13 +83,14 @@ def bet_shares(agent: StreetSearchAgent, state: HUNLState, searched: bool) -> np
     percentile = np.argsort(np.argsort(strength, kind="stable")) / max(len(live) - 1, 1)
     mask, _ = slot_actions(state, agent.blueprint.game.bets)
     rows = (agent.policy(state) if searched else agent.blueprint_rows(state))[live] * mask
-    bets = 1.0 - rows[:, CHECK_CALL_SLOT] / rows.sum(axis=1)
+    rows /= rows.sum(axis=1, keepdims=True)
+    bets = 1.0 - rows[:, CHECK_CALL_SLOT]
     weight = own[live]
     shares = []
     for low, high in BANDS:
         band = (percentile >= low) & ((percentile < high) if high < 1.0 else (percentile <= high))
         shares.append(float((weight[band] * bets[band]).sum() / weight[band].sum()))
-    return np.array(shares)
+    return np.array(shares), weight @ rows / weight.sum()
 
 
 def main() -> None:
@@ -97,22 +103,47 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     results: dict[str, list[npt.NDArray[np.float64]]] = {"blueprint": []}
+    actions: dict[str, list[npt.NDArray[np.float64]]] = {"blueprint": []}
+    labels: list[str] = []
     for name, options in VARIANTS.items():
         agent = make_agent(f"search:{args.blueprint}{BASE}{options}")
         assert isinstance(agent, StreetSearchAgent)
-        results[name] = []
+        results[name], actions[name] = [], []
         for seed in args.seeds:
             state = flop_spot(agent, args.line, seed)
             if name == next(iter(VARIANTS)):
-                results["blueprint"].append(bet_shares(agent, state, searched=False))
-            results[name].append(bet_shares(agent, state, searched=True))
-    bands = [f"{low:.0%}–{high:.0%}" for low, high in BANDS]
+                bands, slots = bet_shares(agent, state, searched=False)
+                results["blueprint"].append(bands)
+                actions["blueprint"].append(slots)
+            bands, slots = bet_shares(agent, state, searched=True)
+            results[name].append(bands)
+            actions[name].append(slots)
+            labels = [
+                slot_label(state, action) for action in slot_actions(state, agent.blueprint.game.bets)[1]
+            ]
+    headers = [f"{low:.0%}–{high:.0%}" for low, high in BANDS]
     first, last = args.seeds[0], args.seeds[-1]
     print(f"line {args.line}, seeds {first}–{last}: share of the range that bets, by strength")
-    print("| policy | " + " | ".join(bands) + " |")
-    print("|---|" + "---:|" * len(bands))
+    print("| policy | " + " | ".join(headers) + " |")
+    print("|---|" + "---:|" * len(headers))
     for name, shares in results.items():
         print(f"| {name} | " + " | ".join(f"{share:.2f}" for share in np.mean(shares, axis=0)) + " |")
+    used = [slot for slot, label in enumerate(labels) if label]
+    print("\nshare of the range that takes each action (the last hand's sizes)")
+    print("| policy | " + " | ".join(labels[slot] for slot in used) + " |")
+    print("|---|" + "---:|" * len(used))
+    for name, shares in actions.items():
+        mean = np.mean(shares, axis=0)
+        print(f"| {name} | " + " | ".join(f"{mean[slot]:.2f}" for slot in used) + " |")
+
+
+def slot_label(state: HUNLState, action: Action | None) -> str:
+    """``check``, ``call``, ``fold`` or ``bet N`` / ``raise to N`` in chips; "" for no action."""
+    if action is None:
+        return ""
+    if action.kind is not ActionKind.RAISE:
+        return action.kind.name.lower()
+    return f"{'raise to' if max(state.bets) > 0 else 'bet'} {action.amount}"
 
 
 if __name__ == "__main__":

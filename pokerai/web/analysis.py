@@ -44,6 +44,7 @@ from pokerai.agents.baselines import is_same_action
 from pokerai.agents.blueprint import BlueprintAgent, replay_observation, slot_range_policy
 from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
+from pokerai.agents.street import StreetSearchAgent
 from pokerai.engine.cards import RANKS, check_distinct, format_cards, parse_cards
 from pokerai.engine.equity import hand_class, hand_vs_range
 from pokerai.engine.history import STREET_NAMES, acpc_betting, parse_acpc, seat_of
@@ -355,6 +356,11 @@ def _river_search(budget_ms: float) -> SearchConfig:
     return dataclasses.replace(defaults, river=dataclasses.replace(defaults.river, budget_ms=budget_ms))
 
 
+def _network_agent(bot: BlueprintAgent) -> BlueprintAgent:
+    """A :class:`BlueprintAgent` on ``bot``'s blueprint with its threshold, all-in answer and sampling."""
+    return BlueprintAgent(bot.blueprint, sample=bot.sample, threshold=bot.threshold, allin=bot.allin)
+
+
 class Analyzer:
     """The bot of ``spec`` and the views of a spot (module docstring).
 
@@ -375,22 +381,11 @@ class Analyzer:
         self.search_agent: SearchAgent | None = None
         if isinstance(self.bot, SearchAgent):
             self.search_agent = self.bot
-            self.blueprint_agent = BlueprintAgent(
-                self.bot.blueprint, sample=self.bot.sample, threshold=self.bot.threshold, allin=self.bot.allin
-            )
+            self.blueprint_agent = _network_agent(self.bot)
         elif isinstance(self.bot, BlueprintAgent):
-            # A street-pipeline bot is a BlueprintAgent that searches: its network gets an agent of its own.
-            plain = type(self.bot) is BlueprintAgent
-            self.blueprint_agent = (
-                self.bot
-                if plain
-                else BlueprintAgent(
-                    self.bot.blueprint,
-                    sample=self.bot.sample,
-                    threshold=self.bot.threshold,
-                    allin=self.bot.allin,
-                )
-            )
+            # A street-pipeline bot searches inside its decisions: its network gets an agent of its own.
+            street = isinstance(self.bot, StreetSearchAgent)
+            self.blueprint_agent = _network_agent(self.bot) if street else self.bot
             self.search_agent = SearchAgent(
                 self.bot.blueprint,
                 _river_search(search_budget_ms),

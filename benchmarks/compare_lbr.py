@@ -46,7 +46,7 @@ def main() -> None:
         nargs="+",
         choices=STREET_NAMES,
         default=list(STREET_NAMES),
-        help="streets on which LBR may raise (default: all)",
+        help="streets on which LBR may raise (default: all); give it before the targets, which follow it",
     )
     parser.add_argument("--no-allin", action="store_true", help="LBR does not consider going all-in")
     parser.add_argument(

@@ -227,7 +227,7 @@ class SearchAgent(BlueprintAgent):
                 time_budget_s=self._left_of(self.config.river.budget_ms),
                 threshold=self.threshold,
                 max_raises=self.config.river.max_raises,
-                safe=self.config.safe,
+                safe=self.config.safe_on(3),
                 bets=self._river_bets,
                 opponent_threshold=self.config.opponent_threshold,
                 opponent_cap=cap,

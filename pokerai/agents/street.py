@@ -211,7 +211,8 @@ class StreetSearchAgent(BlueprintAgent):
             self.blueprint, state, own, opponent, played,
             iterations=search.iterations,
             time_budget_s=None if search.budget_ms is None else search.budget_ms / 1000.0,
-            max_raises=search.max_raises, safe=self.config.safe, leaf=self.leaf_settings(state.street),
+            max_raises=search.max_raises, safe=self.config.safe_on(state.street),
+            leaf=self.leaf_settings(state.street),
             threshold=self.threshold, buckets=getattr(search, "buckets", None),
         )  # fmt: skip
         self.stats.append(

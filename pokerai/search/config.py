@@ -62,6 +62,7 @@ class StreetSearch:
     or ``budget_ms`` milliseconds, whichever ends first; the agent then plays the blend of
     the solved strategy and the blueprint's with weight ``min(iterations run /
     full_iterations, 1)``. ``iterations`` 0 does not search (the blueprint plays the street).
+    ``safe`` sets the re-solving gadget on this street alone (None: :attr:`SearchConfig.safe`).
     Each street's subclass sets its own defaults.
     """
 
@@ -69,6 +70,10 @@ class StreetSearch:
     budget_ms: float | None = field(default=None, metadata=_BUDGET_MS)
     full_iterations: int = field(default=100, metadata=_FULL_ITERATIONS)
     max_raises: int | None = field(default=2, metadata=_MAX_RAISES)
+    safe: bool | None = field(
+        default=None,
+        metadata={"help": "the safe re-solving gadget on this street; none: as the top-level safe"},
+    )
 
     def __post_init__(self) -> None:
         if self.budget_ms is not None and _is_number(self.budget_ms) and not self.budget_ms > 0:
@@ -192,8 +197,8 @@ class SearchConfig:
     safe: bool = field(
         default=False,
         metadata={
-            "help": "the safe re-solving gadget on every searched street (one blueprint call per "
-            "subgame node: give it a larger budget)"
+            "help": "the safe re-solving gadget on every searched street whose own safe is none (one "
+            "blueprint call per subgame node: give it a larger budget)"
         },
     )
     opponent_threshold: float | None = field(
@@ -232,7 +237,7 @@ class SearchConfig:
             )
         if _is_number(self.response_prior) and not self.response_prior > 0:
             raise ValueError(f"response_prior must be a positive number, got {self.response_prior}")
-        if self.responses and self.safe:
+        if self.responses and self.safe_on(3):
             raise ValueError("responses does not work with safe (the gadget's tree has no modelled nodes)")
         if _is_number(self.floor) and not self.floor < 1.0:
             raise ValueError(f"floor must be in [0, 1), got {self.floor}")
@@ -253,6 +258,11 @@ class SearchConfig:
     def street(self, street: int) -> StreetSearch:
         """The search of ``street`` (:class:`~pokerai.engine.state.Street`: 0 preflop to 3 river)."""
         return (self.preflop, self.flop, self.turn, self.river)[street]
+
+    def safe_on(self, street: int) -> bool:
+        """Whether ``street``'s solves use the safe gadget: its own ``safe``, else the top-level one."""
+        own = self.street(street).safe
+        return bool(self.safe if own is None else own)
 
 
 STREETS = ("preflop", "flop", "turn", "river")

@@ -119,6 +119,8 @@ def test_the_flat_keys_of_earlier_specs_set_the_same_search(
     ("options", "fragment"),
     [
         ({"safe": "yes"}, "safe: expected true or false, got 'yes'"),
+        ({"river.safe": "maybe"}, "river.safe: expected true or false, got 'maybe'"),
+        ({"river.safe": "1", "responses": "1"}, "responses does not work with safe"),
         ({"iterations": "-1"}, "river.iterations: must be at least 0"),
         ({"river.iterations": "1.5"}, "river.iterations: expected an integer"),
         ({"budget_ms": "0"}, "river: budget_ms must be a positive number"),

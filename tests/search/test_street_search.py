@@ -141,6 +141,27 @@ def test_zero_iterations_play_the_blueprint(capped: Blueprint) -> None:
     np.testing.assert_array_equal(agent.policy(state)[live], expected[live])
 
 
+def test_a_streets_own_safe_sets_the_gadget_on_that_street_alone(
+    capped: Blueprint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pokerai.agents.street as street_agent
+
+    gadgets: list[tuple[int, bool]] = []
+    real = street_agent.solve_street
+
+    def recording(blueprint: Blueprint, state: HUNLState, *args: object, **kwargs: object) -> object:
+        gadgets.append((state.street, bool(kwargs["safe"])))
+        return real(blueprint, state, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(street_agent, "solve_street", recording)
+    config = with_overrides(_config(Street.TURN, Street.RIVER), {"river.safe": "1"})
+    agent = StreetSearchAgent(capped, config, threshold=0.3)
+    agent.policy(scripted(capped, CHECKED_DOWN))  # the river, after the agent's own turn decision
+    assert sorted(set(gadgets)) == [(Street.TURN, False), (Street.RIVER, True)]
+    flipped = with_overrides(config, {"safe": "1", "river.safe": "0"})
+    assert [flipped.safe_on(street) for street in Street] == [True, True, True, False]
+
+
 def test_the_warm_up_runs_no_search(capped: Blueprint) -> None:
     # `pokerai play` runs it in a thread beside the agent's first decisions: it must not solve.
     agent = _agent(capped, Street.FLOP, Street.TURN, Street.RIVER)

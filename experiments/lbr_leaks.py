@@ -1,0 +1,92 @@
+"""Where LBR wins against a target: by the street a hand ends on and how it ends.
+
+Question: LBR in Lisý & Bowling's configuration still wins about 1,400–2,200 mbb/hand against
+the street pipeline (docs/RESULTS.md, "With a time budget, on fresh seeds"). Which of its lines
+win: bets the target folds to, or showdowns the target reaches with worse hands?
+
+Plays the same hands as ``benchmarks/compare_lbr.py`` (hand ``i`` dealt from
+``default_rng([seed, i])``, LBR raising pot or all-in on the flop, turn and river) and splits
+LBR's winnings by the hand's last street and its end: the target folds, LBR folds, or a
+showdown. It also counts, per street, how often the target folds when LBR bets the pot or goes
+all-in (break-even for a pure bluff: 50% against the pot).
+
+    OMP_NUM_THREADS=1 python experiments/lbr_leaks.py --hands 300 --seed 5151 \\
+        "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+
+import numpy as np
+import torch
+
+from pokerai.agents.base import Agent
+from pokerai.agents.spec import make_agent
+from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
+from pokerai.eval.duplicate import play_hand
+from pokerai.eval.lbr import LBRConfig, LocalBestResponse
+
+STREETS = ("preflop", "flop", "turn", "river")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("target", metavar="SPEC")
+    parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=5151)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    target: Agent = make_agent(args.target)
+    config = LBRConfig(raise_streets=(Street.FLOP, Street.TURN, Street.RIVER))
+    exploiter = LocalBestResponse(target, config)
+    game = HUNLConfig()
+    won: dict[tuple[str, str], list[int]] = defaultdict(list)
+    # per street and LBR bet kind: [times the target faced it, times it folded]
+    faced: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for hand in range(args.hands):
+        rng = np.random.default_rng([args.seed, hand])
+        deck = rng.permutation(52)[:9].tolist()
+        me, button = hand & 1, (hand >> 1) & 1
+        agents: list[Agent] = [target, target]
+        agents[me] = exploiter
+        rngs = [np.random.Generator(np.random.PCG64(int(value))) for value in rng.integers(2**63, size=2)]
+        for player in (0, 1):
+            agents[player].begin_hand(player, button)
+        state = play_hand(HUNLState.new(game, button, deck=deck), agents, rngs)
+        replay = HUNLState.new(game, button, deck=deck)
+        last = STREETS[0]
+        for index, action in enumerate(state.history):
+            last = STREETS[replay.street]
+            if action.player == me and action.kind is ActionKind.RAISE and replay.street > Street.PREFLOP:
+                kind = "all-in" if action.amount >= replay.bets[me] + replay.stacks[me] else "pot"
+                answer = state.history[index + 1] if index + 1 < len(state.history) else None
+                tally = faced[STREETS[replay.street], kind]
+                tally[0] += 1
+                tally[1] += answer is not None and answer.kind is ActionKind.FOLD
+            replay.apply(action)
+        ends = {None: "showdown", me: "LBR folds", 1 - me: "target folds"}
+        end = ends[state.folded]
+        won[last, end].append(state.returns()[me])
+    scale = 1000.0 / game.big_blind / args.hands
+    print(f"{args.target}: {args.hands} hands, seed {args.seed}")
+    total = sum(sum(values) for values in won.values())
+    print(f"LBR wins {total * scale:+,.0f} mbb/hand")
+    print("| last street | end | hands | LBR's share, mbb/hand |")
+    print("|---|---|---:|---:|")
+    for street in STREETS:
+        for end in ("target folds", "LBR folds", "showdown"):
+            values = won.get((street, end))
+            if values:
+                print(f"| {street} | {end} | {len(values)} | {sum(values) * scale:+,.0f} |")
+    print("\n| street | LBR bets | faced | target folds |")
+    print("|---|---|---:|---:|")
+    for (street, kind), (count, folds) in sorted(faced.items(), key=lambda item: STREETS.index(item[0][0])):
+        print(f"| {street} | {kind} | {count} | {folds / count:.0%} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -35,6 +35,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "safe, no uniform reach": {"safe": True, "leaf": LEAVES, "uniform_weight": 0.0},
     "safe, blueprint leaves": {"safe": True, "leaf": LeafSettings(("blueprint",), 3, 1, 5.0, 0.5)},
     "safe, 400 iterations": {"safe": True, "leaf": LEAVES, "iterations": 400},
+    "unsafe, check-down leaves": {"safe": False, "leaf": LeafSettings(("blueprint",), 3, 0, 5.0, 0.5)},
+    "unsafe, 400 iterations": {"safe": False, "leaf": LEAVES, "iterations": 400},
 }
 
 
@@ -44,13 +46,15 @@ def main() -> None:
     )
     parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     args = parser.parse_args()
     torch.set_num_threads(1)
     agent = make_agent(f"search:{args.blueprint}?threshold=0.3&pipeline=street&flop.iterations=100")
     assert isinstance(agent, StreetSearchAgent)
     blueprint = agent.blueprint
-    print("| seed | board | blueprint | " + " | ".join(VARIANTS) + " |")
-    print("|---|---|---:|" + "---:|" * len(VARIANTS))
+    variants = {name: VARIANTS[name] for name in args.variants}
+    print("| seed | board | blueprint | " + " | ".join(variants) + " |")
+    print("|---|---|---:|" + "---:|" * len(variants))
     for seed in args.seeds:
         state = HUNLState.new(blueprint.game.config, 0, rng=np.random.default_rng(seed))
         mask, actions = slot_actions(state, blueprint.game.bets)
@@ -63,7 +67,7 @@ def main() -> None:
         own, played = agent.own_range(state)
         weights = own / own.sum()
         row = [f"{(weights * agent.blueprint_rows(state)[:, FOLD_SLOT]).sum():.2f}"]
-        for settings in VARIANTS.values():
+        for settings in variants.values():
             options = dict(settings)
             floor = options.pop("floor", 0.05)
             iterations = options.pop("iterations", 100)

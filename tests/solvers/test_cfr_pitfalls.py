@@ -117,6 +117,7 @@ def test_correct_reference_equals_production_solver(correct_curve: list[float]) 
     assert correct_curve[-1] < 0.6 * correct_curve[-2]  # still improving
 
 
+@pytest.mark.slow  # about 8 s: each runs a buggy CFR for 3,000 iterations
 def test_own_reach_in_counterfactual_value_stalls(correct_curve: list[float]) -> None:
     buggy = recursive_cfr(own_reach_bug=True)
     # Regrets still move, but the average stops approaching equilibrium.
@@ -124,6 +125,7 @@ def test_own_reach_in_counterfactual_value_stalls(correct_curve: list[float]) ->
     assert buggy[-1] > 10 * correct_curve[-1]
 
 
+@pytest.mark.slow  # about 8 s: each runs a buggy CFR for 3,000 iterations
 def test_unweighted_average_stalls(correct_curve: list[float]) -> None:
     buggy = recursive_cfr(unweighted_average=True)
     assert buggy[-1] > 0.8 * buggy[-2]

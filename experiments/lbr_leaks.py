@@ -19,14 +19,12 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 
-import numpy as np
 import torch
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
 from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
-from pokerai.eval.duplicate import play_hand
-from pokerai.eval.lbr import LBRConfig, LocalBestResponse
+from pokerai.eval.lbr import LBRConfig, LocalBestResponse, play_lbr_hand
 
 STREETS = ("preflop", "flop", "turn", "river")
 
@@ -48,16 +46,8 @@ def main() -> None:
     # per street and LBR bet kind: [times the target faced it, times it folded]
     faced: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for hand in range(args.hands):
-        rng = np.random.default_rng([args.seed, hand])
-        deck = rng.permutation(52)[:9].tolist()
-        me, button = hand & 1, (hand >> 1) & 1
-        agents: list[Agent] = [target, target]
-        agents[me] = exploiter
-        rngs = [np.random.Generator(np.random.PCG64(int(value))) for value in rng.integers(2**63, size=2)]
-        for player in (0, 1):
-            agents[player].begin_hand(player, button)
-        state = play_hand(HUNLState.new(game, button, deck=deck), agents, rngs)
-        replay = HUNLState.new(game, button, deck=deck)
+        state, me, _ = play_lbr_hand(target, exploiter, game, args.seed, hand)
+        replay = HUNLState.new(game, state.button, deck=state.deal)
         last = STREETS[0]
         for index, action in enumerate(state.history):
             last = STREETS[replay.street]

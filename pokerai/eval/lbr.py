@@ -396,6 +396,25 @@ class LBRResult(ScoredMatch):
         }
 
 
+def play_lbr_hand(
+    target: Agent, exploiter: LocalBestResponse, config: HUNLConfig, seed: int, hand: int
+) -> tuple[HUNLState, int, list[Agent]]:
+    """Hand ``hand`` of an LBR match with ``seed``: the finished state, LBR's seat, and the seats' agents.
+
+    The cards come from ``default_rng([seed, hand])``, and the hand's index sets LBR's seat (bit 0)
+    and the button (bit 1), so every target meets the same cards and LBR the same run-outs.
+    """
+    rng = np.random.default_rng([seed, hand])
+    deck = rng.permutation(52)[:9].tolist()
+    me, button = hand & 1, (hand >> 1) & 1
+    agents: list[Agent] = [target, target]
+    agents[me] = exploiter
+    rngs = [np.random.Generator(np.random.PCG64(int(value))) for value in rng.integers(2**63, size=2)]
+    for player in (0, 1):
+        agents[player].begin_hand(player, button)
+    return play_hand(HUNLState.new(config, button, deck=deck), agents, rngs), me, agents
+
+
 def _play_lbr_hands(
     target: Agent,
     lbr_config: LBRConfig,
@@ -410,15 +429,7 @@ def _play_lbr_hands(
     aivat_results = np.zeros(stop - start) if aivat is not None else None
     aivat_seconds = 0.0
     for row, hand in enumerate(range(start, stop)):
-        rng = np.random.default_rng([seed, hand])
-        deck = rng.permutation(52)[:9].tolist()
-        me, button = hand & 1, (hand >> 1) & 1
-        agents: list[Agent] = [target, target]
-        agents[me] = exploiter
-        rngs = [np.random.Generator(np.random.PCG64(int(value))) for value in rng.integers(2**63, size=2)]
-        for player in (0, 1):
-            agents[player].begin_hand(player, button)
-        state = play_hand(HUNLState.new(config, button, deck=deck), agents, rngs)
+        state, me, agents = play_lbr_hand(target, exploiter, config, seed, hand)
         results[row] = check_conservation(state)[me]
         if aivat_results is not None:
             started = time.perf_counter()
@@ -498,4 +509,5 @@ __all__ = [
     "combo_equities",
     "exposes_probabilities",
     "lbr_match",
+    "play_lbr_hand",
 ]

@@ -25,8 +25,7 @@ from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
 from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.eval.lbr import LBRConfig, LocalBestResponse, play_lbr_hand
-
-STREETS = ("preflop", "flop", "turn", "river")
+from pokerai.search.config import STREETS
 
 
 def main() -> None:

@@ -12,8 +12,8 @@ own range, hands are ranked by the five-card strength they make with the board. 
 per strength band, the share of the range that bets, for the blueprint and for the turn solve
 (100 CFR+ iterations, no buckets, no time limit, the opponent's range as ``opponent_threshold=0``
 and ``floor`` 0.05 give it). For the strongest hand of the range it also prints the value the
-solve gives each of its actions (counterfactual, per unit of the opponent's range) and how the
-solve's opponent answers each bet.
+solve gives each of its actions (chips won from the opponent, averaged over the opponent's range
+at the decision) and how the solve's opponent answers each bet.
 
     OMP_NUM_THREADS=1 python experiments/turn_value_spots.py --seeds 1-30
     OMP_NUM_THREADS=1 python experiments/turn_value_spots.py --seeds 1-30 --leaves check-down
@@ -140,7 +140,16 @@ def main() -> None:
         table["blueprint"].append(bands(blueprint, weight, percentile))
         table["turn solve"].append(bands(searched, weight, percentile))
         best = int(np.argmax(np.where(weight > 0, strength, -1)))
-        opponent_mass = game.reach[1 - BOT].sum()
+        # Counterfactual values carry the opponent's reach of the decision, which its solved
+        # strategy on the turn before it (its check) scales: divide by that reach's mass.
+        opponent_reach = game.reach[1 - BOT].copy()
+        node = tree.current
+        while node > 0:
+            parent = int(game.parent[node])
+            if int(game.player[parent]) == 1 - BOT:
+                opponent_reach *= solution.average[node]
+            node = parent
+        opponent_mass = opponent_reach.sum()
         names = [slot_name(actions[slot], state) for slot in slots]
         answers = []
         for child, name in zip(children, names, strict=True):
@@ -149,7 +158,7 @@ def main() -> None:
             replies = game.children(child)
             fold = next(reply for reply in replies if game.label[reply] == FOLD_SLOT)
             folds = solution.average[fold]
-            answers.append(f"{name}: folds {float((folds * game.reach[1 - BOT]).sum() / opponent_mass):.2f}")
+            answers.append(f"{name}: folds {float((folds * opponent_reach).sum() / opponent_mass):.2f}")
         blueprint_bets = 1 - blueprint[best, CHECK_CALL_SLOT]
         solve_bets = 1 - searched[best, CHECK_CALL_SLOT]
         print(

@@ -25,30 +25,12 @@ import argparse
 import numpy as np
 import numpy.typing as npt
 
+from pokerai.abstraction.histograms import preflop_combos
+from pokerai.abstraction.isomorphism import street_indexer
+
 FOLDS = 10
 SHRINK = 20.0
 """Pairs' worth of weight on the overall mean in each class's fitted value."""
-
-
-def preflop_class(cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The preflop class (0–337; 169 used) of hole cards ``[..., 2]`` (card = 4·rank + suit)."""
-    ranks, suits = cards // 4, cards % 4
-    high, low = ranks.max(axis=-1), ranks.min(axis=-1)
-    suited = (suits[..., 0] == suits[..., 1]) & (high != low)
-    return np.asarray(high * 13 + low + 169 * suited, dtype=np.int64)
-
-
-def class_weights() -> npt.NDArray[np.float64]:
-    """Combinations per class: 6 for a pair, 12 offsuit, 4 suited."""
-    weights = np.zeros(338)
-    for high in range(13):
-        for low in range(high + 1):
-            if high == low:
-                weights[high * 13 + low] = 6
-            else:
-                weights[high * 13 + low] = 12
-                weights[169 + high * 13 + low] = 4
-    return weights
 
 
 def opponent_hands(seed: int, pairs: int) -> npt.NDArray[np.int64]:
@@ -71,8 +53,9 @@ def main() -> None:
     saved = np.load(args.results)
     plain, aivat = saved["plain"].astype(np.float64), saved["aivat"]
     pairs = len(aivat)
-    classes = preflop_class(opponent_hands(args.seed, pairs))
-    weights = class_weights()
+    hands = opponent_hands(args.seed, pairs)
+    classes = street_indexer(0).index(hands.reshape(-1, 2).astype(np.uint8)).reshape(pairs, 2)
+    weights = preflop_combos().astype(np.float64)
     fold_of = np.arange(pairs) % FOLDS
     plain_variance = plain.sum(axis=1).var(ddof=1)
     print(f"{pairs} pairs; variance of the pair sums as a share of the plain estimate's:")
@@ -81,7 +64,7 @@ def main() -> None:
         corrected = np.empty_like(target)
         for fold in range(FOLDS):
             train, test = fold_of != fold, fold_of == fold
-            sums, counts = np.zeros(338), np.zeros(338)
+            sums, counts = np.zeros(len(weights)), np.zeros(len(weights))
             np.add.at(sums, classes[train].ravel(), target[train].ravel())
             np.add.at(counts, classes[train].ravel(), 1.0)
             fitted = (sums + SHRINK * target[train].mean()) / (counts + SHRINK)

@@ -6,7 +6,10 @@ start (:func:`~pokerai.search.street.solve_street`) and plays
 Its own range at the street's start is the product of the probabilities it
 played for the actions it took, for every combination; the strategies it played
 earlier on the same street are frozen in the solve. On a street without search
-it plays the blueprint (thresholded at ``threshold``).
+it plays the blueprint (thresholded at ``threshold``). With ``responses`` it learns how the
+opponent answers its first river bet (:class:`~pokerai.agents.opponent.RiverResponses`, from
+:meth:`StreetSearchAgent.end_hand`) and the river solves mix that model into the opponent's
+answers.
 
 Everything depends only on the public state: the played strategy at a public
 state is computed for all 1,326 combinations at once and kept
@@ -26,14 +29,16 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import slot_actions
-from pokerai.agents.base import Observation
+from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, load_blueprint, replay_observation
+from pokerai.agents.opponent import RiverResponses
 from pokerai.config import config_to_dict
-from pokerai.engine.state import Action, HUNLState
+from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.allin import load_solver_kernel
 from pokerai.search.beliefs import combo_probabilities
 from pokerai.search.combos import COMBO_INDEX, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, FlopSearch, SearchConfig, TurnSearch, load_search_config
+from pokerai.search.responses import ResponseCounts
 from pokerai.search.street import (
     CONTINUATIONS,
     Exact,
@@ -98,6 +103,8 @@ class StreetSearchAgent(BlueprintAgent):
             raise ValueError("StreetSearchAgent plays pipeline: street; SearchAgent plays pipeline: river")
         opponent = self.config.opponent_threshold
         self.opponent_threshold = self.threshold if opponent is None else float(opponent)
+        self.response_model = RiverResponses(self.config.response_prior) if self.config.responses else None
+        """The opponent model of ``responses`` (learnt in :meth:`end_hand`), or None."""
         self._policies: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(POLICY_CACHE_SIZE)
         self.stats: list[SearchStats] = []
         """One entry per search run (cache misses), oldest first."""
@@ -151,7 +158,7 @@ class StreetSearchAgent(BlueprintAgent):
 
         Kept by public state; hole cards in ``state`` are never read.
         """
-        key = (state.config, state.button, tuple(state.board), tuple(state.history))
+        key = (state.config, state.button, tuple(state.board), tuple(state.history), self._responses())
         policy, _ = self._policies.get(key, lambda: self._solve(state))
         return policy
 
@@ -214,6 +221,7 @@ class StreetSearchAgent(BlueprintAgent):
             max_raises=search.max_raises, safe=self.config.safe_on(state.street),
             leaf=self.leaf_settings(state.street),
             threshold=self.threshold, buckets=getattr(search, "buckets", None),
+            opponent_responses=self._responses() if state.street == Street.RIVER else None,
         )  # fmt: skip
         self.stats.append(
             SearchStats(
@@ -231,6 +239,16 @@ class StreetSearchAgent(BlueprintAgent):
             blueprint_rows[solved], solution.strategy[solved], solution.iterations, search.full_iterations
         )
         return rows
+
+    def _responses(self) -> ResponseCounts | None:
+        """What ``responses`` has learnt so far (None without the model): it changes only between hands."""
+        return None if self.response_model is None else self.response_model.snapshot
+
+    def end_hand(self, summary: HandSummary) -> None:
+        """Learn from the finished hand: with ``responses``, the answer to the agent's first river bet."""
+        super().end_hand(summary)
+        if self.response_model is not None:
+            self.response_model.observe(summary)
 
     # ------------------------------------------------------------------ the agent interface
 

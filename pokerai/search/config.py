@@ -249,7 +249,7 @@ class SearchConfig:
                         f"{name} search needs pipeline: street (the river pipeline searches the river only)"
                     )
         if self.pipeline == "street":
-            river_only = [name for name in ("river_allin", "check_cap", "responses") if getattr(self, name)]
+            river_only = [name for name in ("river_allin", "check_cap") if getattr(self, name)]
             if river_only:
                 raise ValueError(
                     f"{river_only[0]} needs pipeline: river (the street pipeline has no such option)"

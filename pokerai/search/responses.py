@@ -14,7 +14,9 @@ blueprint:
   :func:`response_strategies` turns the counts into the opponent's strategies that
   :func:`~pokerai.search.subgame.solve` mixes into its answers.
 
-:func:`~pokerai.search.river.solve_river` applies both.
+:func:`~pokerai.search.river.solve_river` applies both; the street pipeline's river
+(:func:`~pokerai.search.street.solve_street`) applies the answers, with
+:func:`street_response_strategies`.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from pokerai.engine.state import Action, ActionKind, Street
 from pokerai.search.showdown import river_strength
 from pokerai.search.subgame import Decision
 
-if TYPE_CHECKING:  # river imports this module: the annotation only
+if TYPE_CHECKING:  # river and street import this module: the annotations only
     from pokerai.search.river import RiverSubgame
+    from pokerai.search.street import StreetTree
 
 
 def opened_river_with_check(history: Sequence[Action], street_starts: Sequence[int], player: int) -> bool:
@@ -110,6 +113,37 @@ def capped_beliefs(
     return result
 
 
+def _weakest_shares(
+    strength: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """For each hand, the share of ``reach`` held by weaker hands plus half its own (by ``strength``)."""
+    order = np.argsort(strength, kind="stable")
+    weakest = np.empty(len(order))
+    weakest[order] = (np.cumsum(reach[order]) - reach[order] / 2) / reach.sum()
+    return weakest
+
+
+def _answers(
+    labels: Sequence[object], weakest: npt.NDArray[np.float64], fold_share: float, raise_share: float
+) -> npt.NDArray[np.float64]:
+    """float64 ``[H, len(labels)]``: the weakest ``fold_share`` of the range folds, the strongest
+    ``raise_share`` raises (spread evenly over the raise children; a call where none is left), the
+    rest calls. ``labels`` are the answer node's child labels (menu slots; any other is a raise)."""
+    slots = [int(label) if isinstance(label, (int, np.integer)) else None for label in labels]
+    raises = [index for index, slot in enumerate(slots) if slot not in (FOLD_SLOT, CHECK_CALL_SLOT)]
+    call = slots.index(CHECK_CALL_SLOT)
+    strategy = np.zeros((len(weakest), len(labels)))
+    folds = weakest < fold_share
+    raising = (weakest > 1.0 - raise_share) & ~folds
+    strategy[folds, slots.index(FOLD_SLOT)] = 1.0
+    strategy[~folds & ~raising, call] = 1.0
+    if raises:
+        strategy[np.ix_(np.flatnonzero(raising), np.asarray(raises, dtype=np.int64))] = 1.0 / len(raises)
+    else:
+        strategy[raising, call] = 1.0
+    return strategy
+
+
 def response_strategies(
     river: RiverSubgame, counts: ResponseCounts
 ) -> dict[int, tuple[float, npt.NDArray[np.float64]]]:
@@ -131,13 +165,9 @@ def response_strategies(
     opponent = 1 - searcher
     context = int(opened_river_with_check(states[0].history, states[0].street_starts, opponent))
     reach = subgame.reach[opponent]
-    total = reach.sum()
-    if total <= 0:
+    if reach.sum() <= 0:
         return {}
-    strength = river_strength(river.board)[river.hands]
-    order = np.argsort(strength, kind="stable")
-    weakest_share = np.empty(len(order))  # the share of the range below each hand's middle
-    weakest_share[order] = (np.cumsum(reach[order]) - reach[order] / 2) / total
+    weakest = _weakest_shares(river_strength(river.board)[river.hands], reach)
     fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
     for node, (slot, nested) in zip(subgame.children(0), root.children, strict=True):
         if slot in (FOLD_SLOT, CHECK_CALL_SLOT) or not isinstance(nested, Decision):
@@ -148,18 +178,42 @@ def response_strategies(
             continue
         weight, fold_share, raise_share = shares
         labels = [int(label) for label, _ in nested.children]
-        raises = [index for index, label in enumerate(labels) if label not in (FOLD_SLOT, CHECK_CALL_SLOT)]
-        call = labels.index(CHECK_CALL_SLOT)
-        strategy = np.zeros((len(river.hands), len(labels)))
-        folds = weakest_share < fold_share
-        raising = (weakest_share > 1.0 - raise_share) & ~folds
-        strategy[folds, labels.index(FOLD_SLOT)] = 1.0
-        strategy[~folds & ~raising, call] = 1.0
-        if raises:
-            strategy[np.ix_(np.flatnonzero(raising), np.asarray(raises, dtype=np.int64))] = 1.0 / len(raises)
-        else:
-            strategy[raising, call] = 1.0
-        fixed[node] = (weight, strategy)
+        fixed[node] = (weight, _answers(labels, weakest, fold_share, raise_share))
+    return fixed
+
+
+def street_response_strategies(
+    tree: StreetTree, board: Sequence[int], searcher: int, counts: ResponseCounts
+) -> dict[int, tuple[float, npt.NDArray[np.float64]]]:
+    """The modelled answers of :func:`response_strategies` in a river tree of the street pipeline.
+
+    The tree starts at the river's start, so the searcher's first bet may come at its root or
+    after the opponent's check: every node where the opponent answers the river's first bet,
+    made by the searcher, gets the modelled strategy (the weakest hands by the opponent's reach
+    at the river's start fold, the strongest raise, the rest call), with ``counts``' weight for
+    that context and bet size. Keys are ``tree.subgame``'s node indices.
+    """
+    subgame = tree.subgame
+    opponent = 1 - searcher
+    reach = subgame.reach[opponent]
+    if len(board) != 5 or reach.sum() <= 0:
+        return {}
+    weakest = _weakest_shares(river_strength(tuple(board))[tree.hands], reach)
+    fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
+    for node, state in tree.decision_states.items():
+        if state.to_act != opponent:
+            continue
+        river = state.history[state.street_starts[Street.RIVER] :]
+        context = int(opened_river_with_check(state.history, state.street_starts, opponent))
+        if len(river) != context + 1 or river[-1].player != searcher or river[-1].kind != ActionKind.RAISE:
+            continue
+        bet = river[-1].amount
+        shares = counts.shares(context, bet / (state.pot - bet))
+        if shares is None:
+            continue
+        weight, fold_share, raise_share = shares
+        labels = [subgame.label[child] for child in subgame.children(node)]
+        fixed[node] = (weight, _answers(labels, weakest, fold_share, raise_share))
     return fixed
 
 
@@ -173,4 +227,5 @@ __all__ = [
     "opened_river_with_check",
     "response_strategies",
     "size_bucket",
+    "street_response_strategies",
 ]

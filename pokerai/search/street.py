@@ -77,6 +77,7 @@ from pokerai.search.beliefs import (
     threshold_probabilities,
 )
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
+from pokerai.search.responses import ResponseCounts, street_response_strategies
 from pokerai.search.showdown import river_card_payoffs, river_pair_matrices
 from pokerai.search.subgame import (
     SHARES_NO_CARD,
@@ -1130,6 +1131,7 @@ def prepare_street(
     threshold: float = 0.0,
     uniform_weight: float = 0.5,
     buckets: int | None = None,
+    opponent_responses: ResponseCounts | None = None,
 ) -> PreparedStreet:
     """Steps 1 to 4 of the module docstring at the decision ``state`` (arguments as :func:`solve_street`)."""
     searcher = state.to_act
@@ -1162,6 +1164,11 @@ def prepare_street(
         rows = np.asarray(played[history_index], dtype=np.float64)[np.ix_(hands, columns)]
         totals = rows.sum(axis=1, keepdims=True)
         fixed[node] = (1.0, np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), 1.0 / len(labels)))
+    if opponent_responses is not None:
+        if safe:
+            raise ValueError("opponent_responses does not work with the safe gadget")
+        if state.street == Street.RIVER:
+            fixed.update(street_response_strategies(tree, state.board, searcher, opponent_responses))
     bucket_of = None
     inner = subgame
     if buckets is not None and buckets < subgame.num_hands:
@@ -1214,6 +1221,7 @@ def solve_street(
     threshold: float = 0.0,
     uniform_weight: float = 0.5,
     buckets: int | None = None,
+    opponent_responses: ResponseCounts | None = None,
 ) -> StreetSolution:
     """Re-solve ``state``'s street from its start for the player to act (module docstring).
 
@@ -1224,7 +1232,9 @@ def solve_street(
     gadget, whose opponent reach is ``uniform_weight`` uniform; ``threshold`` applies to the
     blueprint in the leaves and the gadget. ``time_budget_s`` bounds the whole search, but
     the leaves are built whatever it says. With 0 iterations nothing is built and the
-    strategy is all zeros.
+    strategy is all zeros. ``opponent_responses`` (river only, not with ``safe``) mixes the
+    modelled answers to the searcher's first river bet into the opponent's strategy
+    (:func:`~pokerai.search.responses.street_response_strategies`).
     """
     started = time.perf_counter()
     num_slots = blueprint.game.bets.num_slots
@@ -1237,6 +1247,7 @@ def solve_street(
     prepared = prepare_street(
         blueprint, state, own, opponent, played, max_raises=max_raises, safe=safe, leaf=leaf,
         threshold=threshold, uniform_weight=uniform_weight, buckets=buckets,
+        opponent_responses=opponent_responses,
     )  # fmt: skip
     tree, payoffs = prepared.tree, prepared.payoffs
     labels = prepared.labels

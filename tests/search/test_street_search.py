@@ -6,8 +6,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from pokerai.abstraction.bets import CHECK_CALL_SLOT, slot_actions
-from pokerai.agents.base import Observation
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, slot_actions
+from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.baselines import CallAgent, RandomAgent
 from pokerai.agents.blueprint import replay_observation
 from pokerai.agents.spec import make_agent
@@ -17,7 +17,9 @@ from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, SearchConfig, load_search_config, with_overrides
+from pokerai.search.responses import RESPONSE_SIZES, ResponseCounts
 from pokerai.search.river import solve_river
+from pokerai.search.showdown import river_strength
 from pokerai.search.street import (
     VALID_MATRIX,
     Exact,
@@ -160,6 +162,96 @@ def test_a_streets_own_safe_sets_the_gadget_on_that_street_alone(
     assert sorted(set(gadgets)) == [(Street.TURN, False), (Street.RIVER, True)]
     flipped = with_overrides(config, {"safe": "1", "river.safe": "0"})
     assert [flipped.safe_on(street) for street in Street] == [True, True, True, False]
+
+
+def _all_answers(answers: tuple[int, int, int]) -> ResponseCounts:
+    """Counts with ``answers`` (folds, calls, raises) in every context and bet size."""
+    row = tuple(answers for _ in range(len(RESPONSE_SIZES) + 1))
+    return ResponseCounts((row, row))
+
+
+def test_the_street_river_mixes_the_learnt_answers_into_the_opponents_first_bet_answers(
+    capped: Blueprint,
+) -> None:
+    state = scripted(capped, CHECKED_DOWN)  # the river's start: player 1 opens
+    searcher = state.to_act
+    assert searcher == 1
+    own = np.ones(NUM_COMBOS)
+    opponent = opponent_range(capped, state, 0, threshold=0.3)
+    plain = prepare_street(capped, state, own, opponent, {}, max_raises=1, safe=False)
+    tree = plain.tree
+    # The nodes where player 0 answers the river's first bet, made by player 1 at the root.
+    expected = {
+        node
+        for node, node_state in tree.decision_states.items()
+        if node_state.to_act == 0
+        and [(action.player, action.kind) for action in node_state.history[6:]] == [(1, ActionKind.RAISE)]
+    }
+    assert expected and plain.fixed == {}
+    calling = prepare_street(
+        capped,
+        state,
+        own,
+        opponent,
+        {},
+        max_raises=1,
+        safe=False,
+        opponent_responses=_all_answers((0, 60, 0)),
+    )
+    assert set(calling.fixed) == expected
+    for node, (weight, rows) in calling.fixed.items():
+        assert weight == pytest.approx(60 / 80)
+        labels = [tree.subgame.label[child] for child in tree.subgame.children(node)]
+        np.testing.assert_array_equal(rows[:, labels.index(CHECK_CALL_SLOT)], 1.0)
+    folding = prepare_street(
+        capped,
+        state,
+        own,
+        opponent,
+        {},
+        max_raises=1,
+        safe=False,
+        opponent_responses=_all_answers((60, 0, 0)),
+    )
+    for node, (_, rows) in folding.fixed.items():
+        labels = [tree.subgame.label[child] for child in tree.subgame.children(node)]
+        np.testing.assert_array_equal(rows[:, labels.index(FOLD_SLOT)], 1.0)
+    # Against an opponent that never folds the searcher bets its strong hands and no bluffs; against
+    # one that always folds it bets every hand (200 iterations, the model at weight 600 / 620).
+    live = np.flatnonzero(~combos_holding(state.board))
+    strength = river_strength(tuple(state.board))[live]
+    weak, strong = strength < np.quantile(strength, 1 / 3), strength > np.quantile(strength, 2 / 3)
+    bets = {}
+    for name, counts in (("calling", _all_answers((0, 600, 0))), ("folding", _all_answers((600, 0, 0)))):
+        solution = solve_street(
+            capped, state, own, opponent, {}, iterations=200, max_raises=1, safe=False,
+            opponent_responses=counts,
+        )  # fmt: skip
+        bets[name] = solution.strategy[live][:, CHECK_CALL_SLOT + 1 :].sum(axis=1)
+    assert bets["calling"][weak].mean() < 0.05 and bets["calling"][strong].mean() > 0.95
+    assert bets["folding"][weak].mean() > 0.95
+    with pytest.raises(ValueError, match="safe gadget"):
+        prepare_street(
+            capped, state, own, opponent, {}, safe=True, opponent_responses=_all_answers((0, 1, 0))
+        )
+
+
+def test_the_street_agent_learns_answers_and_solves_the_river_again(capped: Blueprint) -> None:
+    config = with_overrides(_config(Street.RIVER), {"responses": "1"})
+    agent = StreetSearchAgent(capped, config, threshold=0.3)
+    assert agent.response_model is not None
+    state = scripted(capped, CHECKED_DOWN)
+    before = agent.policy(state)
+    agent.policy(state)
+    assert len(agent.stats) == 1, "the same model: the kept solve"
+    for bet in (100, 200, 400):
+        hand = scripted(capped, [*CHECKED_DOWN, (1, ActionKind.RAISE, bet), (0, ActionKind.CALL, bet)])
+        agent.end_hand(HandSummary.from_state(hand, 1))
+    after = agent.policy(state)
+    assert len(agent.stats) == 2, "a new model: a new solve"
+    assert not np.array_equal(after, before)
+    plain = make_agent("search:checkpoints/hunl_tiny?pipeline=street&responses=1")
+    assert isinstance(plain, StreetSearchAgent) and plain.response_model is not None
 
 
 def test_the_warm_up_runs_no_search(capped: Blueprint) -> None:

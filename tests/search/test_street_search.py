@@ -188,34 +188,22 @@ def test_the_street_river_mixes_the_learnt_answers_into_the_opponents_first_bet_
         and [(action.player, action.kind) for action in node_state.history[6:]] == [(1, ActionKind.RAISE)]
     }
     assert expected and plain.fixed == {}
-    calling = prepare_street(
-        capped,
-        state,
-        own,
-        opponent,
-        {},
-        max_raises=1,
-        safe=False,
-        opponent_responses=_all_answers((0, 60, 0)),
-    )
-    assert set(calling.fixed) == expected
-    for node, (weight, rows) in calling.fixed.items():
-        assert weight == pytest.approx(60 / 80)
-        labels = [tree.subgame.label[child] for child in tree.subgame.children(node)]
-        np.testing.assert_array_equal(rows[:, labels.index(CHECK_CALL_SLOT)], 1.0)
-    folding = prepare_street(
-        capped,
-        state,
-        own,
-        opponent,
-        {},
-        max_raises=1,
-        safe=False,
-        opponent_responses=_all_answers((60, 0, 0)),
-    )
-    for node, (_, rows) in folding.fixed.items():
-        labels = [tree.subgame.label[child] for child in tree.subgame.children(node)]
-        np.testing.assert_array_equal(rows[:, labels.index(FOLD_SLOT)], 1.0)
+    for answers, slot in (((0, 60, 0), CHECK_CALL_SLOT), ((60, 0, 0), FOLD_SLOT)):
+        modelled = prepare_street(
+            capped,
+            state,
+            own,
+            opponent,
+            {},
+            max_raises=1,
+            safe=False,
+            opponent_responses=_all_answers(answers),
+        )
+        assert set(modelled.fixed) == expected
+        for node, (weight, rows) in modelled.fixed.items():
+            assert weight == pytest.approx(60 / 80)
+            labels = [tree.subgame.label[child] for child in tree.subgame.children(node)]
+            np.testing.assert_array_equal(rows[:, labels.index(slot)], 1.0)
     # Against an opponent that never folds the searcher bets its strong hands and no bluffs; against
     # one that always folds it bets every hand (200 iterations, the model at weight 600 / 620).
     live = np.flatnonzero(~combos_holding(state.board))

@@ -1,4 +1,4 @@
-"""Opponent models learnt during a match: the river check's cap, and the answers to a river bet.
+"""Opponent models learnt during a match: the river check's cap, and the answers to a bet.
 
 The search's beliefs (:func:`pokerai.search.beliefs.public_beliefs`) assume the
 opponent plays like the blueprint. Against an opponent that does not, the
@@ -19,11 +19,13 @@ when the opponent has checked. One strong hand shown after a check lifts the
 cap above it, so against an opponent that checks strong hands as often as
 the blueprint (or the blueprint itself) the cap soon reaches 1 and changes nothing.
 
-:class:`RiverResponses` counts how the opponent answered the agent's first bet
-of the river (fold, call or raise), by the bet's size and by whether the
+:class:`BetResponses` counts how the opponent answered the agent's first bet
+of a street (fold, call or raise), by the bet's size and by whether the
 opponent had checked first; folds count too, so it needs no showdown. The
-river search mixes the matching strategy into the opponent's answer
-(:func:`~pokerai.search.responses.response_strategies`): the weakest hands of its
+search of that street mixes the matching strategy into the opponent's answer
+(:func:`~pokerai.search.responses.response_strategies` on the river,
+:func:`~pokerai.search.responses.street_response_strategies` in the street
+pipeline): the weakest hands of its
 range fold and the strongest raise in the counted shares, trusted
 ``n / (n + prior)`` after ``n`` answers.
 
@@ -46,6 +48,7 @@ from pokerai.search.responses import (
     RESPONSE_SIZES,
     ResponseCounts,
     opened_river_with_check,
+    opened_with_check,
     size_bucket,
 )
 from pokerai.search.showdown import river_strength
@@ -95,36 +98,40 @@ class RiverCheckCap:
         return min(1.0, self.strongest + self.margin)
 
 
-class RiverResponses:
-    """Learns :class:`ResponseCounts` from finished hands (every hand, showdown or not).
+class BetResponses:
+    """Learns :class:`ResponseCounts` of one street from finished hands (every hand, showdown or not).
 
-    ``prior`` (a positive finite number) is the number of observations at which the solve trusts the
-    model half.
+    It counts the opponent's answers to the agent's first bet of ``street`` (flop, turn or river;
+    by default the river). ``prior`` (a positive finite number) is the number of observations at
+    which the solve trusts the model half.
     """
 
-    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR) -> None:
+    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR, street: int = Street.RIVER) -> None:
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
             raise ValueError(f"prior {prior!r} is not a positive finite number")
+        if street not in (Street.FLOP, Street.TURN, Street.RIVER):
+            raise ValueError(f"answers to bets are learnt on the flop, turn or river, not street {street!r}")
         self.prior = float(prior)
+        self.street = Street(street)
         self._counts = [[[0, 0, 0] for _ in range(len(RESPONSE_SIZES) + 1)] for _ in range(2)]
 
     def observe(self, summary: HandSummary) -> bool:
-        """Learn from a finished hand; True if the opponent answered the agent's first river bet."""
+        """Learn from a finished hand; True if the opponent answered the agent's first bet of the street."""
         me, opponent = summary.player, 1 - summary.player
         starts = summary.street_starts
-        if len(starts) <= Street.RIVER:
+        if len(starts) <= self.street:
             return False
-        river = summary.history[starts[Street.RIVER] :]
-        opening = int(opened_river_with_check(summary.history, starts, opponent))  # also the context
-        if len(river) < opening + 2:
+        actions = summary.history[starts[self.street] :]
+        opening = int(opened_with_check(summary.history, starts, opponent, self.street))  # also the context
+        if len(actions) < opening + 2:
             return False
-        bet, answer = river[opening], river[opening + 1]
+        bet, answer = actions[opening], actions[opening + 1]
         if bet.player != me or bet.kind != ActionKind.RAISE:
             return False
         if answer.player != opponent:
             raise ValueError(f"the hand's history does not alternate: {answer} answers {bet}")
         replay = HUNLState.new(summary.config, summary.button, deck=_PLACEHOLDER_DECK)
-        for action in summary.history[: starts[Street.RIVER] + opening]:
+        for action in summary.history[: starts[self.street] + opening]:
             replay.apply(action)
         pot = replay.pot
         self._counts[opening][size_bucket(bet.amount / pot)][_RESPONSE_INDEX[answer.kind]] += 1
@@ -143,6 +150,6 @@ _PLACEHOLDER_DECK = tuple(range(9))
 
 __all__ = [
     "DEFAULT_MARGIN",
+    "BetResponses",
     "RiverCheckCap",
-    "RiverResponses",
 ]

@@ -40,7 +40,7 @@ opponent hands stronger than any it has shown after such a check, whenever it
 has checked again. Off by default; it changes nothing before those showdowns
 and nothing once the opponent has shown a check with a near-best hand.
 ``responses`` turns on a second one
-(:class:`~pokerai.agents.opponent.RiverResponses`): how often the opponent
+(:class:`~pokerai.agents.opponent.BetResponses`): how often the opponent
 folded, called and raised when the agent made the first bet of the river, by
 bet size and by whether it had checked first. Where the agent opens the river
 betting, the solve then mixes into the opponent's answer to each bet the
@@ -73,7 +73,7 @@ from pokerai.agents.blueprint import (
     public_key,
     replay_observation,
 )
-from pokerai.agents.opponent import RiverCheckCap, RiverResponses
+from pokerai.agents.opponent import BetResponses, RiverCheckCap
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState
 from pokerai.search.allin import load_solver_kernel, solver_ready
@@ -120,7 +120,7 @@ class SearchAgent(BlueprintAgent):
             raise ValueError("SearchAgent plays pipeline: river; StreetSearchAgent plays pipeline: street")
         self.check_model = RiverCheckCap(self.config.cap_showdowns) if self.config.check_cap else None
         """The opponent model of ``check_cap`` (learnt in :meth:`end_hand`), or None."""
-        self.response_model = RiverResponses(self.config.response_prior) if self.config.responses else None
+        self.response_model = BetResponses(self.config.response_prior) if self.config.responses else None
         """The opponent model of ``responses`` (learnt in :meth:`end_hand`), or None."""
         bets = blueprint.game.bets
         self._river_bets = with_any_allin(bets) if self.config.river_allin else bets
@@ -189,7 +189,7 @@ class SearchAgent(BlueprintAgent):
 
     def end_hand(self, summary: HandSummary) -> None:
         """Learn from the finished hand: with ``check_cap`` its showdown (:class:`RiverCheckCap`),
-        with ``responses`` the answer to the agent's first river bet (:class:`RiverResponses`)."""
+        with ``responses`` the answer to the agent's first river bet (:class:`BetResponses`)."""
         if self.check_model is not None:
             self.check_model.observe(summary)
         if self.response_model is not None:

@@ -7,9 +7,10 @@ Its own range at the street's start is the product of the probabilities it
 played for the actions it took, for every combination; the strategies it played
 earlier on the same street are frozen in the solve. On a street without search
 it plays the blueprint (thresholded at ``threshold``). With ``responses`` it learns how the
-opponent answers its first river bet (:class:`~pokerai.agents.opponent.RiverResponses`, from
-:meth:`StreetSearchAgent.end_hand`) and the river solves mix that model into the opponent's
-answers.
+opponent answers its first river bet (with ``response_streets: postflop``, its first bet of
+each of the flop, turn and river; :class:`~pokerai.agents.opponent.BetResponses`, from
+:meth:`StreetSearchAgent.end_hand`) and the solves of those streets mix that model into the
+opponent's answers.
 
 Everything depends only on the public state: the played strategy at a public
 state is computed for all 1,326 combinations at once and kept
@@ -31,7 +32,7 @@ import numpy.typing as npt
 from pokerai.abstraction.bets import slot_actions
 from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, load_blueprint, replay_observation
-from pokerai.agents.opponent import RiverResponses
+from pokerai.agents.opponent import BetResponses
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.allin import load_solver_kernel
@@ -51,6 +52,8 @@ from pokerai.search.street import (
 from pokerai.search.subgame import blend
 from pokerai.tabular.blueprint import AnyBlueprint
 
+RESPONSE_STREETS = (Street.FLOP, Street.TURN, Street.RIVER)
+"""The streets whose first bet's answers ``response_streets: postflop`` learns."""
 LEAF_GROUPS_PER_DOUBLING = 0.5
 """Leaves whose stack-to-pot ratios lie within a factor of 4 share one rollout (:class:`LeafSettings`)."""
 POLICY_CACHE_SIZE = 256
@@ -103,8 +106,13 @@ class StreetSearchAgent(BlueprintAgent):
             raise ValueError("StreetSearchAgent plays pipeline: street; SearchAgent plays pipeline: river")
         opponent = self.config.opponent_threshold
         self.opponent_threshold = self.threshold if opponent is None else float(opponent)
-        self.response_model = RiverResponses(self.config.response_prior) if self.config.responses else None
-        """The opponent model of ``responses`` (learnt in :meth:`end_hand`), or None."""
+        modelled = (Street.RIVER,) if self.config.response_streets == "river" else RESPONSE_STREETS
+        self.response_models = (
+            {street: BetResponses(self.config.response_prior, street) for street in modelled}
+            if self.config.responses
+            else {}
+        )
+        """The opponent models of ``responses`` by street (learnt in :meth:`end_hand`); empty without it."""
         self._policies: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(POLICY_CACHE_SIZE)
         self.stats: list[SearchStats] = []
         """One entry per search run (cache misses), oldest first."""
@@ -221,7 +229,7 @@ class StreetSearchAgent(BlueprintAgent):
             max_raises=search.max_raises, safe=self.config.safe_on(state.street),
             leaf=self.leaf_settings(state.street),
             threshold=self.threshold, buckets=getattr(search, "buckets", None),
-            opponent_responses=self._responses() if state.street == Street.RIVER else None,
+            opponent_responses=self._responses_on(state.street),
         )  # fmt: skip
         self.stats.append(
             SearchStats(
@@ -240,15 +248,20 @@ class StreetSearchAgent(BlueprintAgent):
         )
         return rows
 
-    def _responses(self) -> ResponseCounts | None:
-        """What ``responses`` has learnt so far (None without the model): it changes only between hands."""
-        return None if self.response_model is None else self.response_model.snapshot
+    def _responses(self) -> tuple[ResponseCounts, ...]:
+        """What ``responses`` has learnt, a snapshot per modelled street: it changes only between hands."""
+        return tuple(model.snapshot for model in self.response_models.values())
+
+    def _responses_on(self, street: int) -> ResponseCounts | None:
+        """What ``responses`` has learnt of the answers to ``street``'s first bet (None: not modelled)."""
+        model = self.response_models.get(Street(street))
+        return None if model is None else model.snapshot
 
     def end_hand(self, summary: HandSummary) -> None:
-        """Learn from the finished hand: with ``responses``, the answer to the agent's first river bet."""
+        """Learn from the finished hand: with ``responses``, the answers to the agent's first bets."""
         super().end_hand(summary)
-        if self.response_model is not None:
-            self.response_model.observe(summary)
+        for model in self.response_models.values():
+            model.observe(summary)
 
     # ------------------------------------------------------------------ the agent interface
 
@@ -276,7 +289,13 @@ class StreetSearchAgent(BlueprintAgent):
         return np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), uniform), actions
 
 
-__all__ = ["LEAF_GROUPS_PER_DOUBLING", "SearchStats", "StreetSearchAgent", "load_street_search_agent"]
+__all__ = [
+    "LEAF_GROUPS_PER_DOUBLING",
+    "RESPONSE_STREETS",
+    "SearchStats",
+    "StreetSearchAgent",
+    "load_street_search_agent",
+]
 
 
 def load_street_search_agent(

@@ -36,6 +36,7 @@ from pokerai.search.responses import DEFAULT_MIN_SHOWDOWNS, DEFAULT_RESPONSE_PRI
 Pipeline = Literal["river", "street"]
 """Which search the agent runs: each street's own solve, or the street pipeline at every searched street."""
 TurnLeaves = Literal["depth_limited", "blueprint"]
+ResponseStreets = Literal["river", "postflop"]
 """Turn leaf kinds: the opponent picks among the four continuations, or both play the blueprint."""
 
 
@@ -223,6 +224,13 @@ class SearchConfig:
         default=False,
         metadata={"help": "learn how the opponent answers the first river bet (not with safe)"},
     )
+    response_streets: ResponseStreets = field(
+        default="river",
+        metadata={
+            "help": "streets whose first bet's answers responses learns: river, or postflop (flop, turn "
+            "and river; needs pipeline: street)"
+        },
+    )
     response_prior: float = field(
         default=DEFAULT_RESPONSE_PRIOR,
         metadata={"help": "answers at which the responses model is trusted half (positive)"},
@@ -237,7 +245,8 @@ class SearchConfig:
             )
         if _is_number(self.response_prior) and not self.response_prior > 0:
             raise ValueError(f"response_prior must be a positive number, got {self.response_prior}")
-        if self.responses and self.safe_on(3):
+        modelled = (3,) if self.response_streets == "river" else (1, 2, 3)  # the streets, flop 1 to river 3
+        if self.responses and any(self.safe_on(street) for street in modelled):
             raise ValueError("responses does not work with safe (the gadget's tree has no modelled nodes)")
         if _is_number(self.floor) and not self.floor < 1.0:
             raise ValueError(f"floor must be in [0, 1), got {self.floor}")
@@ -248,6 +257,10 @@ class SearchConfig:
                     raise ValueError(
                         f"{name} search needs pipeline: street (the river pipeline searches the river only)"
                     )
+        if self.pipeline == "river" and self.response_streets != "river":
+            raise ValueError(
+                "response_streets: postflop needs pipeline: street (the river pipeline searches the river)"
+            )
         if self.pipeline == "street":
             river_only = [name for name in ("river_allin", "check_cap") if getattr(self, name)]
             if river_only:
@@ -302,7 +315,7 @@ SPEC_ALIASES: dict[str, SpecAlias] = {
 }
 """The flat keys of earlier ``search:`` specs, which the reproduction commands in ``docs/`` use."""
 
-_NEEDS = {"cap_showdowns": "check_cap", "response_prior": "responses"}
+_NEEDS = {"cap_showdowns": "check_cap", "response_prior": "responses", "response_streets": "responses"}
 """Config keys refused without their model switched on, since they would do nothing."""
 
 
@@ -422,6 +435,7 @@ __all__ = [
     "STREETS",
     "FlopSearch",
     "PreflopSearch",
+    "ResponseStreets",
     "RiverSearch",
     "SearchConfig",
     "SpecAlias",

@@ -8,19 +8,21 @@ blueprint:
   keeps only :data:`CAP_FLOOR` of its belief in each hand whose
   :func:`~pokerai.search.showdown.river_strength` is above the cap learnt from
   :data:`DEFAULT_MIN_SHOWDOWNS` (by default) of its showdowns;
-* the **answers to a bet** (:class:`~pokerai.agents.opponent.RiverResponses`): how often
+* the **answers to a bet** (:class:`~pokerai.agents.opponent.BetResponses`): how often
   the opponent folded, called and raised to the searcher's first river bet, by bet size
   (:func:`size_bucket`) and by whether it had checked first (:class:`ResponseCounts`);
   :func:`response_strategies` turns the counts into the opponent's strategies that
   :func:`~pokerai.search.subgame.solve` mixes into its answers.
 
-:func:`~pokerai.search.river.solve_river` applies both; the street pipeline's river
+:func:`~pokerai.search.river.solve_river` applies both; the street pipeline
 (:func:`~pokerai.search.street.solve_street`) applies the answers, with
-:func:`street_response_strategies`.
+:func:`street_response_strategies`, on the river and (``response_streets: postflop``) on the
+flop and turn too, where :func:`street_strength` ranks the opponent's hands.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,6 +32,7 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT
 from pokerai.engine.state import Action, ActionKind, Street
+from pokerai.search.combos import NUM_COMBOS, combos_holding
 from pokerai.search.showdown import river_strength
 from pokerai.search.subgame import Decision
 
@@ -38,15 +41,56 @@ if TYPE_CHECKING:  # river and street import this module: the annotations only
     from pokerai.search.street import StreetTree
 
 
-def opened_river_with_check(history: Sequence[Action], street_starts: Sequence[int], player: int) -> bool:
-    """Whether ``player`` made the first action of the river, and it was a check.
+def opened_with_check(
+    history: Sequence[Action], street_starts: Sequence[int], player: int, street: int
+) -> bool:
+    """Whether ``player`` made the first action of ``street``, and it was a check.
 
     ``street_starts`` is the engine state's (the ``history`` index where each street began).
     """
-    if len(street_starts) <= Street.RIVER or street_starts[Street.RIVER] >= len(history):
+    if len(street_starts) <= street or street_starts[street] >= len(history):
         return False
-    first = history[street_starts[Street.RIVER]]
+    first = history[street_starts[street]]
     return first.player == player and first.kind == ActionKind.CHECK
+
+
+def opened_river_with_check(history: Sequence[Action], street_starts: Sequence[int], player: int) -> bool:
+    """:func:`opened_with_check` on the river."""
+    return opened_with_check(history, street_starts, player, Street.RIVER)
+
+
+_uncached_river_strength = river_strength.__wrapped__
+"""Runout boards are seen once: they stay out of :func:`river_strength`'s cache of the boards being played."""
+
+STRENGTH_RUNOUTS = 8
+"""Runouts that :func:`street_strength` averages on the flop and the turn."""
+
+
+@functools.lru_cache(maxsize=4)
+def street_strength(board: tuple[int, ...]) -> npt.NDArray[np.float64]:
+    """Each combination's strength on a board of 3 to 5 cards: float64 ``[1326]``, read-only.
+
+    On the river :func:`~pokerai.search.showdown.river_strength`. On the flop and the turn its
+    mean over :data:`STRENGTH_RUNOUTS` runouts drawn with a seed taken from ``board`` (the same
+    board, the same runouts), each combination averaged over the runouts that leave its cards
+    free; 0 for a combination holding a board card.
+    """
+    if len(board) == 5:
+        return river_strength(board)
+    if len(board) not in (3, 4):
+        raise ValueError(f"a board has 3 to 5 cards, got {len(board)}")
+    rng = np.random.default_rng([*board, len(board)])
+    rest = np.setdiff1d(np.arange(52), board)
+    total, weight = np.zeros(NUM_COMBOS), np.zeros(NUM_COMBOS)
+    for _ in range(STRENGTH_RUNOUTS):
+        runout = tuple(int(card) for card in rng.choice(rest, 5 - len(board), replace=False))
+        free = ~combos_holding(runout)
+        total[free] += _uncached_river_strength((*board, *runout))[free]
+        weight[free] += 1.0
+    strength = np.where(weight > 0, total / np.where(weight > 0, weight, 1.0), 0.0)
+    strength[combos_holding(board)] = 0.0
+    strength.flags.writeable = False
+    return strength
 
 
 RESPONSE_SIZES = (0.6, 1.1, 3.0)
@@ -172,7 +216,7 @@ def response_strategies(
     for node, (slot, nested) in zip(subgame.children(0), root.children, strict=True):
         if slot in (FOLD_SLOT, CHECK_CALL_SLOT) or not isinstance(nested, Decision):
             continue
-        # The bet as a fraction of the pot before it, as RiverResponses counts it.
+        # The bet as a fraction of the pot before it, as BetResponses counts it.
         shares = counts.shares(context, states[node].bets[searcher] / states[0].pot)
         if shares is None:
             continue
@@ -185,29 +229,34 @@ def response_strategies(
 def street_response_strategies(
     tree: StreetTree, board: Sequence[int], searcher: int, counts: ResponseCounts
 ) -> dict[int, tuple[float, npt.NDArray[np.float64]]]:
-    """The modelled answers of :func:`response_strategies` in a river tree of the street pipeline.
+    """The modelled answers of :func:`response_strategies` in a tree of the street pipeline.
 
-    The tree starts at the river's start, so the searcher's first bet may come at its root or
-    after the opponent's check: every node where the opponent answers the river's first bet,
-    made by the searcher, gets the modelled strategy (the weakest hands by the opponent's reach
-    at the river's start fold, the strongest raise, the rest call), with ``counts``' weight for
-    that context and bet size. Keys are ``tree.subgame``'s node indices.
+    ``counts`` are the answers to the searcher's first bet of the tree's street (the flop, the
+    turn or the river, by the number of ``board`` cards). The tree starts at the street's start,
+    so that bet may come at its root or after the opponent's check: every node where the opponent
+    answers it gets the modelled strategy (the weakest hands by :func:`street_strength` and the
+    opponent's reach at the street's start fold, the strongest raise, the rest call), with
+    ``counts``' weight for that context and bet size. Keys are ``tree.subgame``'s node indices.
     """
     subgame = tree.subgame
     opponent = 1 - searcher
     reach = subgame.reach[opponent]
-    if len(board) != 5 or reach.sum() <= 0:
+    street = {3: Street.FLOP, 4: Street.TURN, 5: Street.RIVER}.get(len(board))
+    if street is None or reach.sum() <= 0:
         return {}
-    weakest = _weakest_shares(river_strength(tuple(board))[tree.hands], reach)
+    weakest = _weakest_shares(street_strength(tuple(board))[tree.hands], reach)
     fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
     for node, state in tree.decision_states.items():
         if state.to_act != opponent:
             continue
-        river = state.history[state.street_starts[Street.RIVER] :]
-        context = int(opened_river_with_check(state.history, state.street_starts, opponent))
-        if len(river) != context + 1 or river[-1].player != searcher or river[-1].kind != ActionKind.RAISE:
+        actions = state.history[state.street_starts[street] :]
+        context = int(opened_with_check(state.history, state.street_starts, opponent, street))
+        if len(actions) != context + 1:
             continue
-        bet = river[-1].amount
+        last = actions[-1]
+        if last.player != searcher or last.kind != ActionKind.RAISE:
+            continue
+        bet = last.amount  # a raise-to, and the searcher had nothing in on this street before it
         shares = counts.shares(context, bet / (state.pot - bet))
         if shares is None:
             continue
@@ -222,10 +271,13 @@ __all__ = [
     "DEFAULT_MIN_SHOWDOWNS",
     "DEFAULT_RESPONSE_PRIOR",
     "RESPONSE_SIZES",
+    "STRENGTH_RUNOUTS",
     "ResponseCounts",
     "capped_beliefs",
     "opened_river_with_check",
+    "opened_with_check",
     "response_strategies",
     "size_bucket",
     "street_response_strategies",
+    "street_strength",
 ]

@@ -1167,8 +1167,7 @@ def prepare_street(
     if opponent_responses is not None:
         if safe:
             raise ValueError("opponent_responses does not work with the safe gadget")
-        if state.street == Street.RIVER:
-            fixed.update(street_response_strategies(tree, state.board, searcher, opponent_responses))
+        fixed.update(street_response_strategies(tree, state.board, searcher, opponent_responses))
     bucket_of = None
     inner = subgame
     if buckets is not None and buckets < subgame.num_hands:
@@ -1232,8 +1231,8 @@ def solve_street(
     gadget, whose opponent reach is ``uniform_weight`` uniform; ``threshold`` applies to the
     blueprint in the leaves and the gadget. ``time_budget_s`` bounds the whole search, but
     the leaves are built whatever it says. With 0 iterations nothing is built and the
-    strategy is all zeros. ``opponent_responses`` (river only, not with ``safe``) mixes the
-    modelled answers to the searcher's first river bet into the opponent's strategy
+    strategy is all zeros. ``opponent_responses`` (flop, turn or river; not with ``safe``) mixes
+    the modelled answers to the searcher's first bet of the street into the opponent's strategy
     (:func:`~pokerai.search.responses.street_response_strategies`).
     """
     started = time.perf_counter()

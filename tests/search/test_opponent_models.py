@@ -11,13 +11,13 @@ import pytest
 from pokerai.abstraction.bets import CHECK_CALL_SLOT
 from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.heuristic import HeuristicAgent
-from pokerai.agents.opponent import RiverCheckCap, RiverResponses
+from pokerai.agents.opponent import BetResponses, RiverCheckCap
 from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.evaluator import rank_hand
-from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.eval.duplicate import duplicate_match
 from pokerai.eval.lbr import lbr_match
 from pokerai.search.beliefs import public_beliefs
@@ -31,6 +31,7 @@ from pokerai.search.responses import (
     opened_river_with_check,
     response_strategies,
     size_bucket,
+    street_strength,
 )
 from pokerai.search.river import RiverSubgame, build_river_subgame, solve_river
 from pokerai.search.showdown import river_strength
@@ -299,7 +300,7 @@ def test_modelled_answers_fold_the_weakest_and_raise_the_strongest(blueprint: Bl
 
 
 def test_the_response_model_counts_answers_to_the_agents_first_river_bet(blueprint: Blueprint) -> None:
-    model = RiverResponses(prior=10)
+    model = BetResponses(prior=10)
     # Player 1 checks, the button (player 0, the agent) bets half the pot of 200, player 1 folds.
     assert model.observe(
         _summary([*CHECKED_DOWN, RIVER_CHECK, (0, ActionKind.RAISE, 100), (1, ActionKind.FOLD, 0)], blueprint)
@@ -323,7 +324,46 @@ def test_the_response_model_counts_answers_to_the_agents_first_river_bet(bluepri
     assert counts.shares(1, 0.5) == (1 / 11, 1.0, 0.0)
     assert counts.shares(1, 1.0) is None
     with pytest.raises(ValueError, match="prior"):
-        RiverResponses(prior=0)
+        BetResponses(prior=0)
+
+
+def test_a_flop_response_model_counts_answers_to_the_agents_first_flop_bet(blueprint: Blueprint) -> None:
+    flop, river = BetResponses(prior=10, street=Street.FLOP), BetResponses(prior=10)
+    limp = [(0, ActionKind.CALL, 50), (1, ActionKind.CHECK, 0)]
+    # The big blind (player 1, the agent) checks the flop; the button bets the pot of 200; player 1 calls.
+    opponent_bet = [*limp, (1, ActionKind.CHECK, 0), (0, ActionKind.RAISE, 200), (1, ActionKind.FOLD, 0)]
+    assert not flop.observe(_summary(opponent_bet, blueprint, player=1)), "the opponent bet first"
+    # Player 1 checks, the agent (the button) bets twice the pot and is called; then checks to the end.
+    called = [*limp, (1, ActionKind.CHECK, 0), (0, ActionKind.RAISE, 400), (1, ActionKind.CALL, 400)]
+    called += [(1, ActionKind.CHECK, 0), (0, ActionKind.CHECK, 0), RIVER_CHECK, (0, ActionKind.CHECK, 0)]
+    summary = _summary(called, blueprint)
+    assert flop.observe(summary) and not river.observe(summary), "a flop bet, and no river bet"
+    assert flop.observe(_summary(opponent_bet, blueprint, player=0)), "the agent's bet, folded to"
+    counts = flop.snapshot.counts
+    assert counts[1][size_bucket(2.0)] == (0, 1, 0) and counts[1][size_bucket(1.0)] == (1, 0, 0)
+    assert sum(sum(cell) for row in counts for cell in row) == 2
+    with pytest.raises(ValueError, match="flop, turn or river"):
+        BetResponses(street=Street.PREFLOP)
+
+
+def test_street_strength_ranks_made_hands_on_the_flop_and_turn_and_is_the_river_strength_on_the_river() -> (
+    None
+):
+    flop = tuple(parse_cards("Qs9h2c"))
+    strength = street_strength(flop)
+    assert np.array_equal(street_strength(flop), strength) and not strength.flags.writeable
+    assert np.all(strength[combos_holding(flop)] == 0.0)
+    queens = combo_index(*parse_cards("QhQd"))  # top set
+    top_pair = combo_index(*parse_cards("AhQd"))
+    nothing = combo_index(*parse_cards("4d3h"))
+    assert strength[queens] > strength[top_pair] > strength[nothing]
+    assert strength[queens] > 0.9 and strength[nothing] < 0.3
+    turn = (*flop, *parse_cards("5d"))
+    assert street_strength(turn)[combo_index(*parse_cards("5h5s"))] > 0.9, "a set of fives"
+    river = (*turn, *parse_cards("3s"))
+    np.testing.assert_array_equal(street_strength(river), river_strength(river))
+    with pytest.raises(ValueError, match="3 to 5 cards"):
+        street_strength(flop[:2])
 
 
 def test_the_solve_uses_the_modelled_answers(blueprint: Blueprint) -> None:
@@ -378,7 +418,7 @@ def test_a_counted_answer_models_the_node_of_that_bet(blueprint: Blueprint) -> N
         if slot > CHECK_CALL_SLOT
     }
     for node, amount in bets.items():
-        model = RiverResponses()
+        model = BetResponses()
         hand = [*CHECKED_DOWN, RIVER_CHECK, (0, ActionKind.RAISE, amount), (1, ActionKind.FOLD, 0)]
         assert model.observe(_summary(hand, blueprint))
         fixed = response_strategies(river, model.snapshot)

@@ -224,10 +224,57 @@ def test_the_street_river_mixes_the_learnt_answers_into_the_opponents_first_bet_
         )
 
 
+def test_a_flop_solve_mixes_the_learnt_answers_into_the_answers_to_the_first_flop_bet(
+    capped: Blueprint,
+) -> None:
+    state = scripted(capped, CHECKED_DOWN[:2])  # the flop's start: player 1 opens
+    own = np.ones(NUM_COMBOS)
+    opponent = opponent_range(capped, state, 0, threshold=0.3)
+    plain = prepare_street(capped, state, own, opponent, {}, max_raises=1, safe=False, leaf=CHEAP)
+    tree = plain.tree
+    # Player 1 searches and acts first, so its first flop bet is the one at the root.
+    expected = {
+        node
+        for node, node_state in tree.decision_states.items()
+        if node_state.to_act == 0
+        and [(action.player, action.kind) for action in node_state.history[2:]] == [(1, ActionKind.RAISE)]
+    }
+    assert expected and plain.fixed == {}
+    modelled = prepare_street(
+        capped,
+        state,
+        own,
+        opponent,
+        {},
+        opponent_responses=_all_answers((0, 60, 0)),
+        max_raises=1,
+        safe=False,
+        leaf=CHEAP,
+    )
+    assert set(modelled.fixed) == expected
+    for node, (weight, rows) in modelled.fixed.items():
+        assert weight == pytest.approx(60 / 80)
+        labels = [tree.subgame.label[child] for child in tree.subgame.children(node)]
+        np.testing.assert_array_equal(rows[:, labels.index(CHECK_CALL_SLOT)], 1.0)
+    # The turn after a checked flop, player 1 again to act: the folding model there.
+    turn = scripted(capped, CHECKED_DOWN[:4])
+    mirrored = prepare_street(
+        capped, turn, own, opponent_range(capped, turn, 0, threshold=0.3), {},
+        opponent_responses=_all_answers((60, 0, 0)), max_raises=1, safe=False, leaf=CHEAP,
+    )  # fmt: skip
+    assert mirrored.fixed and all(
+        mirrored.tree.decision_states[node].to_act == 0 for node in mirrored.fixed
+    ), "player 0 answers player 1's bets"
+    in_range = mirrored.tree.subgame.reach[0] > 0  # a hand the opponent cannot hold answers anyhow
+    for node, (_, rows) in mirrored.fixed.items():
+        labels = [mirrored.tree.subgame.label[child] for child in mirrored.tree.subgame.children(node)]
+        np.testing.assert_array_equal(rows[in_range, labels.index(FOLD_SLOT)], 1.0)
+
+
 def test_the_street_agent_learns_answers_and_solves_the_river_again(capped: Blueprint) -> None:
     config = with_overrides(_config(Street.RIVER), {"responses": "1"})
     agent = StreetSearchAgent(capped, config, threshold=0.3)
-    assert agent.response_model is not None
+    assert list(agent.response_models) == [Street.RIVER]
     state = scripted(capped, CHECKED_DOWN)
     before = agent.policy(state)
     agent.policy(state)
@@ -239,7 +286,21 @@ def test_the_street_agent_learns_answers_and_solves_the_river_again(capped: Blue
     assert len(agent.stats) == 2, "a new model: a new solve"
     assert not np.array_equal(after, before)
     plain = make_agent("search:checkpoints/hunl_tiny?pipeline=street&responses=1")
-    assert isinstance(plain, StreetSearchAgent) and plain.response_model is not None
+    assert isinstance(plain, StreetSearchAgent) and list(plain.response_models) == [Street.RIVER]
+    postflop = make_agent(
+        "search:checkpoints/hunl_tiny?pipeline=street&responses=1&response_streets=postflop"
+    )
+    assert isinstance(postflop, StreetSearchAgent)
+    assert list(postflop.response_models) == [Street.FLOP, Street.TURN, Street.RIVER]
+    for options, message in (
+        ({"response_streets": "postflop"}, "needs responses=1"),
+        ({"responses": "1", "response_streets": "postflop", "pipeline": "river"}, "needs pipeline: street"),
+        ({"responses": "1", "response_streets": "postflop", "flop.safe": "1"}, "does not work with safe"),
+        ({"responses": "1", "response_streets": "turn"}, "response_streets"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            with_overrides(_config(Street.RIVER), options)
+    with_overrides(_config(Street.RIVER), {"responses": "1", "flop.safe": "1"})  # the flop is not modelled
 
 
 def test_the_warm_up_runs_no_search(capped: Blueprint) -> None:

@@ -45,6 +45,7 @@ from pokerai.search.combos import combo_index
 from pokerai.search.responses import (
     DEFAULT_MIN_SHOWDOWNS,
     DEFAULT_RESPONSE_PRIOR,
+    RAISE_CONTEXT,
     RESPONSE_SIZES,
     ResponseCounts,
     opened_river_with_check,
@@ -102,40 +103,57 @@ class BetResponses:
     """Learns :class:`ResponseCounts` of one street from finished hands (every hand, showdown or not).
 
     It counts the opponent's answers to the agent's first bet of ``street`` (flop, turn or river;
-    by default the river). ``prior`` (a positive finite number) is the number of observations at
-    which the solve trusts the model half.
+    by default the river): context 0 when the agent opened the street's betting, 1 when the
+    opponent had checked first. With ``raises`` it also counts, as context 2, the answers to every
+    raise the agent made over a bet or raise of the opponent on the street. ``prior`` (a positive
+    finite number) is the number of observations at which the solve trusts the model half.
     """
 
-    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR, street: int = Street.RIVER) -> None:
+    def __init__(
+        self, prior: float = DEFAULT_RESPONSE_PRIOR, street: int = Street.RIVER, *, raises: bool = False
+    ) -> None:
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
             raise ValueError(f"prior {prior!r} is not a positive finite number")
         if street not in (Street.FLOP, Street.TURN, Street.RIVER):
             raise ValueError(f"answers to bets are learnt on the flop, turn or river, not street {street!r}")
         self.prior = float(prior)
         self.street = Street(street)
-        self._counts = [[[0, 0, 0] for _ in range(len(RESPONSE_SIZES) + 1)] for _ in range(2)]
+        self.raises = bool(raises)
+        contexts = 3 if self.raises else 2
+        self._counts = [[[0, 0, 0] for _ in range(len(RESPONSE_SIZES) + 1)] for _ in range(contexts)]
 
     def observe(self, summary: HandSummary) -> bool:
-        """Learn from a finished hand; True if the opponent answered the agent's first bet of the street."""
+        """Learn from a finished hand; True if it counted an answer to a bet or raise of the agent."""
         me, opponent = summary.player, 1 - summary.player
         starts = summary.street_starts
         if len(starts) <= self.street:
             return False
-        actions = summary.history[starts[self.street] :]
+        start = starts[self.street]
+        actions = summary.history[start:]
         opening = int(opened_with_check(summary.history, starts, opponent, self.street))  # also the context
-        if len(actions) < opening + 2:
-            return False
-        bet, answer = actions[opening], actions[opening + 1]
-        if bet.player != me or bet.kind != ActionKind.RAISE:
-            return False
-        if answer.player != opponent:
-            raise ValueError(f"the hand's history does not alternate: {answer} answers {bet}")
-        replay = HUNLState.new(summary.config, summary.button, deck=_PLACEHOLDER_DECK)
-        for action in summary.history[: starts[self.street] + opening]:
-            replay.apply(action)
-        pot = replay.pot
-        self._counts[opening][size_bucket(bet.amount / pot)][_RESPONSE_INDEX[answer.kind]] += 1
-        return True
+        counted = False
+        for index in range(len(actions) - 1):
+            bet, answer = actions[index], actions[index + 1]
+            if bet.player != me or bet.kind != ActionKind.RAISE:
+                continue
+            if answer.player != opponent:
+                raise ValueError(f"the hand's history does not alternate: {answer} answers {bet}")
+            if index == opening:
+                context = opening
+            elif self.raises and any(
+                action.player == opponent and action.kind == ActionKind.RAISE for action in actions[:index]
+            ):
+                context = RAISE_CONTEXT
+            else:
+                continue
+            replay = HUNLState.new(summary.config, summary.button, deck=_PLACEHOLDER_DECK)
+            for action in summary.history[: start + index + 1]:
+                replay.apply(action)
+            # As the solve sizes it (street_response_strategies): the raise-to over the pot without it.
+            fraction = bet.amount / (replay.pot - bet.amount)
+            self._counts[context][size_bucket(fraction)][_RESPONSE_INDEX[answer.kind]] += 1
+            counted = True
+        return counted
 
     @property
     def snapshot(self) -> ResponseCounts:

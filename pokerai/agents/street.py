@@ -108,7 +108,10 @@ class StreetSearchAgent(BlueprintAgent):
         self.opponent_threshold = self.threshold if opponent is None else float(opponent)
         modelled = (Street.RIVER,) if self.config.response_streets == "river" else RESPONSE_STREETS
         self.response_models = (
-            {street: BetResponses(self.config.response_prior, street) for street in modelled}
+            {
+                street: BetResponses(self.config.response_prior, street, raises=self.config.response_raises)
+                for street in modelled
+            }
             if self.config.responses
             else {}
         )

@@ -231,6 +231,13 @@ class SearchConfig:
             "and river; needs pipeline: street)"
         },
     )
+    response_raises: bool = field(
+        default=False,
+        metadata={
+            "help": "responses also learns the answers to the agent's raises over the opponent's bets "
+            "and raises (needs pipeline: street)"
+        },
+    )
     response_prior: float = field(
         default=DEFAULT_RESPONSE_PRIOR,
         metadata={"help": "answers at which the responses model is trusted half (positive)"},
@@ -257,6 +264,10 @@ class SearchConfig:
                     raise ValueError(
                         f"{name} search needs pipeline: street (the river pipeline searches the river only)"
                     )
+        if self.pipeline == "river" and self.response_raises:
+            raise ValueError(
+                "response_raises needs pipeline: street (the river pipeline models first bets only)"
+            )
         if self.pipeline == "river" and self.response_streets != "river":
             raise ValueError(
                 "response_streets: postflop needs pipeline: street (the river pipeline searches the river)"
@@ -315,7 +326,12 @@ SPEC_ALIASES: dict[str, SpecAlias] = {
 }
 """The flat keys of earlier ``search:`` specs, which the reproduction commands in ``docs/`` use."""
 
-_NEEDS = {"cap_showdowns": "check_cap", "response_prior": "responses", "response_streets": "responses"}
+_NEEDS = {
+    "cap_showdowns": "check_cap",
+    "response_prior": "responses",
+    "response_streets": "responses",
+    "response_raises": "responses",
+}
 """Config keys refused without their model switched on, since they would do nothing."""
 
 

@@ -96,6 +96,9 @@ def street_strength(board: tuple[int, ...]) -> npt.NDArray[np.float64]:
 RESPONSE_SIZES = (0.6, 1.1, 3.0)
 """Upper bounds of the bet-size buckets of :class:`ResponseCounts`, as fractions of the pot
 before the bet: up to 0.6, up to 1.1, up to 3, larger (on the shipped menu, all-in)."""
+RAISE_CONTEXT = 2
+"""The context of :class:`ResponseCounts` for the answers to a raise of the searcher over a bet or raise
+of the opponent on the same street (counted only with ``response_raises``)."""
 DEFAULT_RESPONSE_PRIOR = 20.0
 """Observations at which the response model is trusted half (the weight is n / (n + prior))."""
 
@@ -110,7 +113,8 @@ class ResponseCounts:
     """How often the opponent folded, called and raised to the searcher's first river bet.
 
     ``counts[context][bucket]`` is ``(folds, calls, raises)``; ``context`` 1 when the opponent
-    had checked first on the river, 0 when the searcher opened; ``bucket`` by
+    had checked first on the street, 0 when the searcher opened, and (a third row, when counted)
+    :data:`RAISE_CONTEXT` for a raise of the searcher over the opponent's bet or raise; ``bucket`` by
     :func:`size_bucket`. ``prior`` as :data:`DEFAULT_RESPONSE_PRIOR`. Hashable, so a solve
     can be cached on it.
     """
@@ -121,6 +125,8 @@ class ResponseCounts:
     def shares(self, context: int, fraction: float) -> tuple[float, float, float] | None:
         """``(weight, fold share, raise share)`` for a bet of ``fraction`` of the pot, or None
         when no such bet was answered yet; ``weight`` is n / (n + prior)."""
+        if context >= len(self.counts):  # raises not counted (BetResponses without raises)
+            return None
         folds, calls, raises = self.counts[context][size_bucket(fraction)]
         total = folds + calls + raises
         if total == 0:
@@ -250,13 +256,14 @@ def street_response_strategies(
         if state.to_act != opponent:
             continue
         actions = state.history[state.street_starts[street] :]
+        if not actions or actions[-1].player != searcher or actions[-1].kind != ActionKind.RAISE:
+            continue
         context = int(opened_with_check(state.history, state.street_starts, opponent, street))
         if len(actions) != context + 1:
-            continue
-        last = actions[-1]
-        if last.player != searcher or last.kind != ActionKind.RAISE:
-            continue
-        bet = last.amount  # a raise-to, and the searcher had nothing in on this street before it
+            if not any(action.player == opponent and action.kind == ActionKind.RAISE for action in actions):
+                continue
+            context = RAISE_CONTEXT
+        bet = actions[-1].amount  # a raise-to: sized over the pot without it, as BetResponses does
         shares = counts.shares(context, bet / (state.pot - bet))
         if shares is None:
             continue
@@ -270,6 +277,7 @@ __all__ = [
     "CAP_FLOOR",
     "DEFAULT_MIN_SHOWDOWNS",
     "DEFAULT_RESPONSE_PRIOR",
+    "RAISE_CONTEXT",
     "RESPONSE_SIZES",
     "STRENGTH_RUNOUTS",
     "ResponseCounts",

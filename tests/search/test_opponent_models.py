@@ -25,6 +25,7 @@ from pokerai.search.combos import ALL_COMBOS, combo_index, combos_holding
 from pokerai.search.config import RiverSearch, SearchConfig
 from pokerai.search.responses import (
     CAP_FLOOR,
+    RAISE_CONTEXT,
     RESPONSE_SIZES,
     ResponseCounts,
     capped_beliefs,
@@ -344,6 +345,32 @@ def test_a_flop_response_model_counts_answers_to_the_agents_first_flop_bet(bluep
     assert sum(sum(cell) for row in counts for cell in row) == 2
     with pytest.raises(ValueError, match="flop, turn or river"):
         BetResponses(street=Street.PREFLOP)
+
+
+def test_with_raises_the_model_also_counts_answers_to_the_agents_raises(blueprint: Blueprint) -> None:
+    limp = [(0, ActionKind.CALL, 50), (1, ActionKind.CHECK, 0)]
+    # The big blind (player 1) bets 100 into 200 on the flop; the button (the agent) raises to 250;
+    # player 1 raises to 1,000; the agent raises to 2,500; player 1 folds.
+    fight = [*limp, (1, ActionKind.RAISE, 100), (0, ActionKind.RAISE, 250), (1, ActionKind.RAISE, 1000)]
+    fight += [(0, ActionKind.RAISE, 2500), (1, ActionKind.FOLD, 0)]
+    plain, raises = BetResponses(street=Street.FLOP), BetResponses(street=Street.FLOP, raises=True)
+    assert not plain.observe(_summary(fight, blueprint)), "no first bet of the agent"
+    assert raises.observe(_summary(fight, blueprint))
+    assert len(plain.snapshot.counts) == 2 and len(raises.snapshot.counts) == 3
+    counts = raises.snapshot.counts
+    # Sized as the solve sizes them: the raise-to over the pot without it.
+    assert counts[RAISE_CONTEXT][size_bucket(250 / 300)] == (0, 0, 1)  # the pot 200 + 100, then the 250
+    assert counts[RAISE_CONTEXT][size_bucket(2500 / 1200)] == (1, 0, 0)  # 200 + 1,000, then the 2,500
+    assert sum(sum(cell) for row in counts for cell in row) == 2
+    assert raises.snapshot.shares(RAISE_CONTEXT, 250 / 300) == (1 / 21, 0.0, 1.0)
+    assert plain.snapshot.shares(RAISE_CONTEXT, 250 / 300) is None
+    # The agent's first bet, raised and raised again: context 0, then the raise context.
+    first = [*limp, (1, ActionKind.CHECK, 0), (0, ActionKind.RAISE, 200), (1, ActionKind.RAISE, 600)]
+    first += [(0, ActionKind.RAISE, 1400), (1, ActionKind.CALL, 800), (1, ActionKind.CHECK, 0)]
+    first += [(0, ActionKind.CHECK, 0), RIVER_CHECK, (0, ActionKind.CHECK, 0)]
+    assert raises.observe(_summary(first, blueprint))
+    counts = raises.snapshot.counts
+    assert counts[1][size_bucket(1.0)] == (0, 0, 1) and counts[RAISE_CONTEXT][size_bucket(1400 / 800)][1] == 1
 
 
 def test_street_strength_ranks_made_hands_on_the_flop_and_turn_and_is_the_river_strength_on_the_river() -> (

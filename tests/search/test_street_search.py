@@ -256,6 +256,34 @@ def test_a_flop_solve_mixes_the_learnt_answers_into_the_answers_to_the_first_flo
         assert weight == pytest.approx(60 / 80)
         labels = [tree.subgame.label[child] for child in tree.subgame.children(node)]
         np.testing.assert_array_equal(rows[:, labels.index(CHECK_CALL_SLOT)], 1.0)
+    # With a raise row too, every node where player 0 answers a raise of player 1 over its own bet
+    # or raise is modelled as well (two raises a street, so that such nodes exist).
+    raise_row = tuple((0, 0, 60) for _ in range(len(RESPONSE_SIZES) + 1))
+    with_raises = ResponseCounts((*_all_answers((0, 60, 0)).counts, raise_row))
+    two = prepare_street(
+        capped, state, own, opponent, {}, opponent_responses=with_raises, max_raises=2, safe=False, leaf=CHEAP
+    )
+    answers_to_raises = {
+        node
+        for node, node_state in two.tree.decision_states.items()
+        if node_state.to_act == 0
+        and node_state.history[-1].player == 1
+        and node_state.history[-1].kind == ActionKind.RAISE
+        and any(action.player == 0 and action.kind == ActionKind.RAISE for action in node_state.history[2:])
+    }
+    assert answers_to_raises and answers_to_raises <= set(two.fixed)
+    in_range = two.tree.subgame.reach[0] > 0
+    for node in answers_to_raises:
+        labels = [two.tree.subgame.label[child] for child in two.tree.subgame.children(node)]
+        calls = two.fixed[node][1][in_range, labels.index(CHECK_CALL_SLOT)]
+        can_raise = any(label not in (FOLD_SLOT, CHECK_CALL_SLOT) for label in labels)
+        np.testing.assert_array_equal(calls, 0.0 if can_raise else 1.0)  # the modelled raises, or calls
+    assert not answers_to_raises & set(
+        prepare_street(
+            capped, state, own, opponent, {}, opponent_responses=_all_answers((0, 60, 0)),
+            max_raises=2, safe=False, leaf=CHEAP,
+        ).fixed
+    ), "without a raise row, only the answers to the first bet"  # fmt: skip
     # The turn after a checked flop, player 1 again to act: the folding model there.
     turn = scripted(capped, CHECKED_DOWN[:4])
     mirrored = prepare_street(

@@ -8,7 +8,8 @@ played for the actions it took, for every combination; the strategies it played
 earlier on the same street are frozen in the solve. On a street without search
 it plays the blueprint (thresholded at ``threshold``). With ``responses`` it learns how the
 opponent answers its first river bet (with ``response_streets: postflop``, its first bet of
-each of the flop, turn and river; :class:`~pokerai.agents.opponent.BetResponses`, from
+each of the flop, turn and river; with ``response_raises``, also its raises over the opponent's
+bets and raises; :class:`~pokerai.agents.opponent.BetResponses`, from
 :meth:`StreetSearchAgent.end_hand`) and the solves of those streets mix that model into the
 opponent's answers.
 

@@ -17,7 +17,9 @@ blueprint:
 :func:`~pokerai.search.river.solve_river` applies both; the street pipeline
 (:func:`~pokerai.search.street.solve_street`) applies the answers, with
 :func:`street_response_strategies`, on the river and (``response_streets: postflop``) on the
-flop and turn too, where :func:`street_strength` ranks the opponent's hands.
+flop and turn too, where :func:`street_strength` ranks the opponent's hands; with
+``response_raises`` also to the searcher's raises over the opponent's bets and raises
+(:data:`RAISE_CONTEXT`).
 """
 
 from __future__ import annotations
@@ -238,11 +240,13 @@ def street_response_strategies(
     """The modelled answers of :func:`response_strategies` in a tree of the street pipeline.
 
     ``counts`` are the answers to the searcher's first bet of the tree's street (the flop, the
-    turn or the river, by the number of ``board`` cards). The tree starts at the street's start,
-    so that bet may come at its root or after the opponent's check: every node where the opponent
-    answers it gets the modelled strategy (the weakest hands by :func:`street_strength` and the
-    opponent's reach at the street's start fold, the strongest raise, the rest call), with
-    ``counts``' weight for that context and bet size. Keys are ``tree.subgame``'s node indices.
+    turn or the river, by the number of ``board`` cards), and, where ``counts`` has the row, to
+    its raises over the opponent's bets and raises (:data:`RAISE_CONTEXT`). The tree starts at the
+    street's start, so the first bet may come at its root or after the opponent's check: every
+    node where the opponent answers a counted bet or raise gets the modelled strategy (the
+    weakest hands by :func:`street_strength` and the opponent's reach at the street's start fold,
+    the strongest raise, the rest call), with ``counts``' weight for that context and bet size.
+    Keys are ``tree.subgame``'s node indices.
     """
     subgame = tree.subgame
     opponent = 1 - searcher

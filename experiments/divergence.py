@@ -14,56 +14,49 @@ at one of its own decisions; those are counted under the opponent.
 from __future__ import annotations
 
 import argparse
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pokerai.engine.history import parse_acpc
+from pokerai.engine.state import Action, ActionKind
+
 STREETS = ("preflop", "flop", "turn", "river")
-_ACTION = re.compile(r"[fc]|r\d+")
 
 
 @dataclass(frozen=True)
 class Hand:
-    betting: str
-    seat: int
-    """The position of the agent (not the opponent) in the ACPC line."""
+    actions: tuple[tuple[int, Action], ...]
+    """(street, action) for every action of the hand."""
+    agent: int
+    """The player index of the agent (not the opponent)."""
     result: int
 
 
 def read_log(path: str, opponent: str) -> list[Hand]:
+    """The hands of a ``pokerai eval --log`` file, replayed through the engine (default blinds and stacks)."""
     hands = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
-            fields = line.strip().split(":")
-            if len(fields) < 6 or fields[0] != "STATE":
+            if not line.startswith("STATE:"):
                 continue
-            names = fields[5].split("|")
-            outcome = [int(float(value)) for value in fields[4].split("|")]
-            seats = [seat for seat, name in enumerate(names) if name != opponent]
-            if len(seats) != 1:
-                raise ValueError(f"{path}: cannot tell the agent from {opponent!r} in {fields[5]!r}")
-            hands.append(Hand(fields[2], seats[0], outcome[seats[0]]))
+            parsed = parse_acpc(line)
+            if parsed.names is None or parsed.results is None:
+                raise ValueError(f"{path}: a hand without names or results: {line.strip()!r}")
+            agents = [player for player, name in enumerate(parsed.names) if name != opponent]
+            if len(agents) != 1:
+                raise ValueError(f"{path}: cannot tell the agent from {opponent!r} in {parsed.names}")
+            state = parsed.state
+            streets = [
+                sum(index >= start for start in state.street_starts[1:])
+                for index in range(len(state.history))
+            ]
+            actions = tuple(zip(streets, state.history, strict=True))
+            hands.append(Hand(actions, agents[0], parsed.results[agents[0]]))
     return hands
 
 
-def actions(betting: str) -> list[tuple[int, int, str]]:
-    """(street, index within the street, action) for each action of an ACPC betting string."""
-    result = []
-    for street, part in enumerate(betting.split("/")):
-        for index, match in enumerate(_ACTION.findall(part)):
-            result.append((street, index, match))
-    return result
-
-
-def actor(street: int, index: int, seat_of_button: int = 1) -> int:
-    """The ACPC position acting ``index``-th on ``street`` heads-up: the button (position 1) first
-    preflop, position 0 first after it."""
-    first = seat_of_button if street == 0 else 1 - seat_of_button
-    return first if index % 2 == 0 else 1 - first
-
-
-def kind(action: str) -> str:
-    return {"f": "fold", "c": "call/check"}.get(action, "raise")
+def kind(action: Action) -> str:
+    return {ActionKind.FOLD: "fold", ActionKind.RAISE: "raise"}.get(action.kind, "call/check")
 
 
 def main() -> None:
@@ -80,18 +73,19 @@ def main() -> None:
     by_actions: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
     same = 0
     for one, two in zip(first, second, strict=True):
-        if one.seat != two.seat:
+        if one.agent != two.agent:
             raise SystemExit("the logs do not seat the agents alike: not the same deals")
         difference = (two.result - one.result) / args.big_blind * 1000
-        a, b = actions(one.betting), actions(two.betting)
-        split = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+        split = next(
+            (i for i, (x, y) in enumerate(zip(one.actions, two.actions, strict=False)) if x != y), None
+        )
         if split is None:
             same += 1
             continue
-        street, index, _ = a[split]
-        who = "agent" if actor(street, index) == one.seat else "opponent"
+        (street, action), (_, other) = one.actions[split], two.actions[split]
+        who = "agent" if action.player == one.agent else "opponent"
         by_street[f"{STREETS[street]}, {who}"].append(difference)
-        by_actions[(STREETS[street], who, kind(a[split][2]), kind(b[split][2]))].append(difference)
+        by_actions[(STREETS[street], who, kind(action), kind(other))].append(difference)
     hands = len(first)
     print(f"{hands} hands; {same} played alike. Second minus first, mbb per hand of the whole match:")
     print("| first differs on | hands | second minus first, mbb/hand (share of the match) |")

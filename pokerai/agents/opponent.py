@@ -48,6 +48,7 @@ from pokerai.search.responses import (
     RAISE_CONTEXT,
     RESPONSE_SIZES,
     ResponseCounts,
+    answer_context,
     opened_river_with_check,
     opened_with_check,
     size_bucket,
@@ -130,25 +131,21 @@ class BetResponses:
             return False
         start = starts[self.street]
         actions = summary.history[start:]
-        opening = int(opened_with_check(summary.history, starts, opponent, self.street))  # also the context
+        opening = int(opened_with_check(summary.history, starts, opponent, self.street))
+        replay = HUNLState.new(summary.config, summary.button, deck=_PLACEHOLDER_DECK)
+        for action in summary.history[:start]:
+            replay.apply(action)
         counted = False
-        for index in range(len(actions) - 1):
-            bet, answer = actions[index], actions[index + 1]
+        for index, bet in enumerate(actions[:-1]):
+            replay.apply(bet)
             if bet.player != me or bet.kind != ActionKind.RAISE:
                 continue
+            answer = actions[index + 1]
             if answer.player != opponent:
                 raise ValueError(f"the hand's history does not alternate: {answer} answers {bet}")
-            if index == opening:
-                context = opening
-            elif self.raises and any(
-                action.player == opponent and action.kind == ActionKind.RAISE for action in actions[:index]
-            ):
-                context = RAISE_CONTEXT
-            else:
+            context = answer_context(actions, index, opening)
+            if context is None or (context == RAISE_CONTEXT and not self.raises):
                 continue
-            replay = HUNLState.new(summary.config, summary.button, deck=_PLACEHOLDER_DECK)
-            for action in summary.history[: start + index + 1]:
-                replay.apply(action)
             # As the solve sizes it (street_response_strategies): the raise-to over the pot without it.
             fraction = bet.amount / (replay.pot - bet.amount)
             self._counts[context][size_bucket(fraction)][_RESPONSE_INDEX[answer.kind]] += 1

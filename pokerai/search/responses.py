@@ -64,6 +64,23 @@ def opened_river_with_check(history: Sequence[Action], street_starts: Sequence[i
 _uncached_river_strength = river_strength.__wrapped__
 """Runout boards are seen once: they stay out of :func:`river_strength`'s cache of the boards being played."""
 
+
+def answer_context(actions: Sequence[Action], index: int, opening: int) -> int | None:
+    """The :class:`ResponseCounts` context of the answer to the raise ``actions[index]`` (a street's
+    actions from its start), or None when that raise is not one the model counts.
+
+    ``opening`` is 1 when the raiser's opponent opened the street with a check, else 0: the raise
+    at that index is the street's first bet, and its context is ``opening``. A later raise made
+    over a bet or raise of the opponent has :data:`RAISE_CONTEXT`.
+    """
+    raiser = actions[index].player
+    if index == opening:
+        return opening
+    if any(action.player != raiser and action.kind == ActionKind.RAISE for action in actions[:index]):
+        return RAISE_CONTEXT
+    return None
+
+
 STRENGTH_RUNOUTS = 8
 """Runouts that :func:`street_strength` averages on the flop and the turn."""
 
@@ -262,11 +279,10 @@ def street_response_strategies(
         actions = state.history[state.street_starts[street] :]
         if not actions or actions[-1].player != searcher or actions[-1].kind != ActionKind.RAISE:
             continue
-        context = int(opened_with_check(state.history, state.street_starts, opponent, street))
-        if len(actions) != context + 1:
-            if not any(action.player == opponent and action.kind == ActionKind.RAISE for action in actions):
-                continue
-            context = RAISE_CONTEXT
+        opening = int(opened_with_check(state.history, state.street_starts, opponent, street))
+        context = answer_context(actions, len(actions) - 1, opening)
+        if context is None:
+            continue
         bet = actions[-1].amount  # a raise-to: sized over the pot without it, as BetResponses does
         shares = counts.shares(context, bet / (state.pot - bet))
         if shares is None:
@@ -285,6 +301,7 @@ __all__ = [
     "RESPONSE_SIZES",
     "STRENGTH_RUNOUTS",
     "ResponseCounts",
+    "answer_context",
     "capped_beliefs",
     "opened_river_with_check",
     "opened_with_check",

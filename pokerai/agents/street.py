@@ -233,7 +233,7 @@ class StreetSearchAgent(BlueprintAgent):
             max_raises=search.max_raises, safe=self.config.safe_on(state.street),
             leaf=self.leaf_settings(state.street),
             threshold=self.threshold, buckets=getattr(search, "buckets", None),
-            opponent_responses=self._responses_on(state.street),
+            opponent_responses=self._responses_on(state.street), path_floor=self.config.path_floor,
         )  # fmt: skip
         self.stats.append(
             SearchStats(

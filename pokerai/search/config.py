@@ -36,8 +36,9 @@ from pokerai.search.responses import DEFAULT_MIN_SHOWDOWNS, DEFAULT_RESPONSE_PRI
 Pipeline = Literal["river", "street"]
 """Which search the agent runs: each street's own solve, or the street pipeline at every searched street."""
 TurnLeaves = Literal["depth_limited", "blueprint"]
-ResponseStreets = Literal["river", "postflop"]
 """Turn leaf kinds: the opponent picks among the four continuations, or both play the blueprint."""
+ResponseStreets = Literal["river", "postflop"]
+"""The streets whose answers the learnt response models count."""
 
 
 def _is_number(value: object) -> bool:
@@ -195,6 +196,14 @@ class SearchConfig:
             "help": "street pipeline: the floor in [0, 1) on each opponent action's probability in its range",
         },
     )
+    path_floor: float = field(
+        default=0.0,
+        metadata={
+            "min": 0.0,
+            "help": "street pipeline: the floor in [0, 1) on each action the opponent took on the street "
+            "being solved, before the decision (0: those come out of the solve alone)",
+        },
+    )
     safe: bool = field(
         default=False,
         metadata={
@@ -257,6 +266,10 @@ class SearchConfig:
             raise ValueError("responses does not work with safe (the gadget's tree has no modelled nodes)")
         if _is_number(self.floor) and not self.floor < 1.0:
             raise ValueError(f"floor must be in [0, 1), got {self.floor}")
+        if _is_number(self.path_floor) and not self.path_floor < 1.0:
+            raise ValueError(f"path_floor must be in [0, 1), got {self.path_floor}")
+        if self.pipeline == "river" and _is_number(self.path_floor) and self.path_floor > 0:
+            raise ValueError("path_floor needs pipeline: street (the river search starts at the decision)")
         if self.pipeline == "river":
             for name in ("preflop", "flop", "turn"):
                 iterations = getattr(self, name).iterations

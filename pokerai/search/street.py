@@ -37,7 +37,11 @@ re-solves the whole street from its start, whatever the street:
    answers an equilibrium would give. With ``safe`` the tree starts with the
    re-solving gadget (:func:`~pokerai.search.subgame.with_resolve_gadget`):
    the opponent may decline to enter with any hand, at its best-response value
-   against the blueprint.
+   against the blueprint. With ``path_floor`` the opponent's own actions on
+   the path to the decision keep a floor as well (:func:`path_trembles`): each
+   is taken with at least that probability by every hand, so an opponent who
+   bets or raises with more hands than the solve's opponent meets answers to
+   that wider range.
 5. **Solve.** CFR+ (:func:`~pokerai.search.subgame.solve`) for an iteration or
    time budget; the strategy at the current node for every combination
    (:class:`StreetSolution`), which the caller blends with the blueprint.
@@ -53,6 +57,7 @@ import dataclasses
 import functools
 import hashlib
 import importlib
+import itertools
 import math
 import time
 import weakref
@@ -1092,6 +1097,47 @@ def bucketed_subgame(subgame: Subgame, labels: npt.NDArray[np.int64]) -> Subgame
     return dataclasses.replace(subgame, matrices=tuple(matrices), reach=reach)
 
 
+def path_trembles(
+    tree: StreetTree, searcher: int, path_floor: float
+) -> dict[int, tuple[float, npt.NDArray[np.float64]]]:
+    """The opponent's decisions on the street's path, each taking its action with at least ``path_floor``.
+
+    Each entry is ``(path_floor, rows)`` for :func:`~pokerai.search.subgame.solve`'s ``fixed``,
+    ``rows`` ``[H, children]`` all on the action taken: the opponent's strategy there becomes
+    ``path_floor·[the action taken] + (1 − path_floor)·(its own)``. So every hand the
+    opponent holds reaches the decision with at least ``path_floor`` times its reach at the
+    street's start: the floor of :func:`opponent_range`, on the actions of the street being
+    solved, whose probabilities otherwise come out of the solve. An empty dict for 0.
+    """
+    if not 0.0 <= path_floor < 1.0:
+        raise ValueError(f"path_floor {path_floor!r} must lie in [0, 1)")
+    if path_floor == 0.0:
+        return {}
+    subgame = tree.subgame
+    trembles: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
+    for node, taken in itertools.pairwise(tree.path):
+        if int(subgame.player[node]) == searcher:
+            continue
+        children = subgame.children(node)
+        rows = np.zeros((subgame.num_hands, len(children)))
+        rows[:, taken - children.start] = 1.0
+        trembles[node] = (path_floor, rows)
+    return trembles
+
+
+def mix_fixed(
+    first: tuple[float, npt.NDArray[np.float64]], second: tuple[float, npt.NDArray[np.float64]]
+) -> tuple[float, npt.NDArray[np.float64]]:
+    """One ``fixed`` entry for a node with two: ``second`` mixed over ``first`` mixed over the solve.
+
+    The strategy ``(1 − w₂)·((1 − w₁)·own + w₁·rows₁) + w₂·rows₂`` is ``(1 − w)·own + w·rows``
+    with ``w = 1 − (1 − w₁)(1 − w₂)`` and ``rows = ((1 − w₂)·w₁·rows₁ + w₂·rows₂) / w``.
+    """
+    (w1, rows1), (w2, rows2) = first, second
+    weight = 1.0 - (1.0 - w1) * (1.0 - w2)
+    return weight, ((1.0 - w2) * w1 * rows1 + w2 * rows2) / weight
+
+
 @dataclass(frozen=True, eq=False)
 class PreparedStreet:
     """A street's search before the solve: the tree, its payoffs, the frozen decisions and the game solved.
@@ -1132,6 +1178,7 @@ def prepare_street(
     uniform_weight: float = 0.5,
     buckets: int | None = None,
     opponent_responses: ResponseCounts | None = None,
+    path_floor: float = 0.0,
 ) -> PreparedStreet:
     """Steps 1 to 4 of the module docstring at the decision ``state`` (arguments as :func:`solve_street`)."""
     searcher = state.to_act
@@ -1168,6 +1215,8 @@ def prepare_street(
         if safe:
             raise ValueError("opponent_responses does not work with the safe gadget")
         fixed.update(street_response_strategies(tree, state.board, searcher, opponent_responses))
+    for node, tremble in path_trembles(tree, searcher, path_floor).items():
+        fixed[node] = tremble if node not in fixed else mix_fixed(fixed[node], tremble)
     bucket_of = None
     inner = subgame
     if buckets is not None and buckets < subgame.num_hands:
@@ -1180,7 +1229,8 @@ def prepare_street(
     if not safe:
         return PreparedStreet(tree, payoffs, fixed, inner, None, searcher, bucket_of)
     layout = street_blueprint(blueprint, tree, threshold)
-    for node, (_, rows) in fixed.items():
+    frozen = {node: value for node, value in fixed.items() if int(subgame.player[node]) == searcher}
+    for node, (_, rows) in frozen.items():
         children = subgame.children(node)
         if bucket_of is None:
             layout[children.start : children.stop] = rows.T
@@ -1193,7 +1243,7 @@ def prepare_street(
             rows_of = acting == player
             merged[rows_of] = _bucket_rows(layout[rows_of], bucket_of, subgame.reach[player])
         merged[0] = 1.0
-        for node, (_, rows) in fixed.items():
+        for node, (_, rows) in frozen.items():
             children = subgame.children(node)
             merged[children.start : children.stop] = rows.T
         layout = merged
@@ -1221,6 +1271,7 @@ def solve_street(
     uniform_weight: float = 0.5,
     buckets: int | None = None,
     opponent_responses: ResponseCounts | None = None,
+    path_floor: float = 0.0,
 ) -> StreetSolution:
     """Re-solve ``state``'s street from its start for the player to act (module docstring).
 
@@ -1233,7 +1284,9 @@ def solve_street(
     the leaves are built whatever it says. With 0 iterations nothing is built and the
     strategy is all zeros. ``opponent_responses`` (flop, turn or river; not with ``safe``) mixes
     the modelled answers to the searcher's first bet of the street into the opponent's strategy
-    (:func:`~pokerai.search.responses.street_response_strategies`).
+    (:func:`~pokerai.search.responses.street_response_strategies`). ``path_floor`` in [0, 1)
+    is the least probability of each action the opponent took on this street before the
+    decision, for every hand (:func:`path_trembles`).
     """
     started = time.perf_counter()
     num_slots = blueprint.game.bets.num_slots
@@ -1246,7 +1299,7 @@ def solve_street(
     prepared = prepare_street(
         blueprint, state, own, opponent, played, max_raises=max_raises, safe=safe, leaf=leaf,
         threshold=threshold, uniform_weight=uniform_weight, buckets=buckets,
-        opponent_responses=opponent_responses,
+        opponent_responses=opponent_responses, path_floor=path_floor,
     )  # fmt: skip
     tree, payoffs = prepared.tree, prepared.payoffs
     labels = prepared.labels
@@ -1297,8 +1350,10 @@ __all__ = [
     "flop_matrices",
     "hand_buckets",
     "make_payoffs",
+    "mix_fixed",
     "next_cards",
     "opponent_range",
+    "path_trembles",
     "prepare_street",
     "rollout_matrices",
     "solve_street",

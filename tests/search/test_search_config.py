@@ -137,6 +137,9 @@ def test_the_flat_keys_of_earlier_specs_set_the_same_search(
         # Search before the river is the street pipeline's.
         ({"turn.iterations": "5"}, "turn search needs pipeline: street"),
         ({"preflop.iterations": "5"}, "preflop search needs pipeline: street"),
+        ({"path_floor": "0.2"}, "path_floor needs pipeline: street"),
+        ({"pipeline": "street", "path_floor": "1"}, r"path_floor must be in \[0, 1\)"),
+        ({"pipeline": "street", "path_floor": "-0.1"}, "path_floor: must be at least 0"),
         ({"opponent_threshold": "x"}, "opponent_threshold: expected a number"),
         ({"opponent_threshold": "1"}, r"opponent_threshold must be in \[0, 1\)"),
         ({"opponent_threshold": "-0.1"}, "opponent_threshold: must be at least 0"),

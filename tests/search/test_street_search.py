@@ -28,6 +28,7 @@ from pokerai.search.street import (
     bucketed_subgame,
     build_street_tree,
     hand_buckets,
+    mix_fixed,
     opponent_range,
     prepare_street,
     solve_street,
@@ -105,6 +106,40 @@ def test_an_off_menu_bet_is_re_solved_at_its_exact_size(capped: Blueprint) -> No
     mask, _ = slot_actions(state, capped.game.bets)
     rows = solution.strategy[hands]
     assert np.all(rows[:, ~mask] == 0)
+    np.testing.assert_allclose(rows.sum(axis=1), 1.0)
+
+
+def test_a_path_floor_keeps_the_opponents_bet_on_the_street_for_every_hand(capped: Blueprint) -> None:
+    state = scripted(capped, CHECKED_DOWN)
+    state.apply(Action(1, ActionKind.RAISE, 137))  # the big blind bets off the menu; player 0 answers
+    own = public_beliefs(capped, state, threshold=0.3)[0]
+    opponent = opponent_range(capped, state, 1, floor=0.05)
+
+    def prepared_and_bet_share(path_floor: float) -> tuple[int, npt.NDArray[np.float64]]:
+        prepared = prepare_street(
+            capped, state, own, opponent, {}, max_raises=1, safe=False, threshold=0.3, path_floor=path_floor
+        )
+        tree = prepared.tree
+        bet = tree.path[0]
+        assert int(tree.subgame.player[bet]) == 1 and tree.path[1] == tree.current
+        solved = solve(prepared.game, 100, fixed=prepared.fixed or None).average
+        return len(prepared.fixed), solved[tree.current]
+
+    assert prepared_and_bet_share(0.0)[0] == 0
+    assert prepared_and_bet_share(0.0)[1].min() < 0.3  # the solve alone bets some hands less often
+    count, bet_share = prepared_and_bet_share(0.3)
+    assert count == 1 and bet_share.min() >= 0.3 - 1e-12
+    with pytest.raises(ValueError, match="path_floor"):
+        prepare_street(capped, state, own, opponent, {}, safe=False, path_floor=1.0)
+
+
+def test_a_second_fixed_strategy_mixes_over_the_first() -> None:
+    own = np.array([[0.2, 0.8], [0.5, 0.5]])
+    first = (0.4, np.array([[1.0, 0.0], [0.0, 1.0]]))
+    second = (0.25, np.array([[0.0, 1.0], [0.0, 1.0]]))
+    weight, rows = mix_fixed(first, second)
+    expected = 0.75 * (0.6 * own + 0.4 * first[1]) + 0.25 * second[1]
+    np.testing.assert_allclose((1 - weight) * own + weight * rows, expected)
     np.testing.assert_allclose(rows.sum(axis=1), 1.0)
 
 

@@ -146,18 +146,10 @@ class LeducSearchConfig:
             raise ValueError(f"own_range must be one of {', '.join(OWN_RANGES)}, got {self.own_range!r}")
         if self.root not in ROOTS:
             raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {self.root!r}")
-        if (
-            isinstance(self.floor, bool)
-            or not isinstance(self.floor, (int, float))
-            or not 0.0 <= self.floor < 1.0
-        ):
-            raise ValueError(f"floor must be a number in [0, 1), got {self.floor!r}")
-        if (
-            isinstance(self.path_floor, bool)
-            or not isinstance(self.path_floor, (int, float))
-            or not 0.0 <= self.path_floor < 1.0
-        ):
-            raise ValueError(f"path_floor must be a number in [0, 1), got {self.path_floor!r}")
+        for name in ("floor", "path_floor"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+                raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
         if self.path_floor > 0 and self.root != "round":
             raise ValueError('path_floor needs root="round" (a decision root has no actions on its path)')
         if not self.bias >= 1.0:

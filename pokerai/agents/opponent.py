@@ -29,6 +29,14 @@ pipeline): the weakest hands of its
 range fold and the strongest raise in the counted shares, trusted
 ``n / (n + prior)`` after ``n`` answers.
 
+:class:`Aggression` counts how often the opponent bet or raised at its postflop decisions
+where it could, apart when nothing was to call and when it faced a bet. Where it raises more
+often than :data:`~pokerai.search.responses.AGGRESSION_REFERENCE` (the blueprint's own share),
+the street search puts a floor on its bets and raises on the street's path, and where it raises
+less often, on its checks and calls (:meth:`Aggression.path_floors`,
+:func:`~pokerai.search.street.path_trembles`): its range after the action keeps more of the
+hands that would not have taken it in the blueprint.
+
 The models see only what the seat sees (:class:`~pokerai.agents.base.HandSummary`):
 a hand that ended in a fold shows nothing. They learn from every hand of the
 process's match, so in a duplicate match each worker's copy learns from its own
@@ -43,10 +51,13 @@ from pokerai.agents.base import HandSummary
 from pokerai.engine.state import ActionKind, HUNLState, Street
 from pokerai.search.combos import combo_index
 from pokerai.search.responses import (
+    AGGRESSION_REFERENCE,
     DEFAULT_MIN_SHOWDOWNS,
     DEFAULT_RESPONSE_PRIOR,
+    MAX_PATH_FLOOR,
     RAISE_CONTEXT,
     RESPONSE_SIZES,
+    PathFloors,
     ResponseCounts,
     answer_context,
     opened_river_with_check,
@@ -159,12 +170,69 @@ class BetResponses:
         return ResponseCounts(counts, self.prior)
 
 
+class Aggression:
+    """How often the opponent bet or raised at its postflop decisions where raising was legal.
+
+    Two contexts: 0 when nothing was to call (a check or a bet), 1 when it faced a bet or raise
+    (a fold or call, or a raise). Every hand counts, showdown or not. ``prior`` (a positive finite
+    number) is the number of decisions of a context at which :meth:`path_floors` trusts it half.
+    """
+
+    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR) -> None:
+        if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
+            raise ValueError(f"prior {prior!r} is not a positive finite number")
+        self.prior = float(prior)
+        self.counts = [[0, 0], [0, 0]]
+        """``counts[context]`` = [decisions without a raise, raises]."""
+
+    def observe(self, summary: HandSummary) -> int:
+        """Learn from a finished hand; the number of the opponent's decisions it counted."""
+        opponent = 1 - summary.player
+        flop = summary.street_starts[Street.FLOP] if len(summary.street_starts) > Street.FLOP else None
+        replay = HUNLState.new(summary.config, summary.button, deck=_PLACEHOLDER_DECK)
+        counted = 0
+        for index, action in enumerate(summary.history):
+            if flop is not None and index >= flop and action.player == opponent:
+                if replay.to_act != opponent:
+                    raise ValueError(f"the hand's history does not replay: {action} out of turn")
+                if ActionKind.RAISE in replay.legal_actions():
+                    context = int(replay.call_amount > 0)
+                    self.counts[context][int(action.kind == ActionKind.RAISE)] += 1
+                    counted += 1
+            replay.apply(action)
+        return counted
+
+    def path_floors(self) -> PathFloors:
+        """The floors on the opponent's path actions, by context, for the street search.
+
+        With ``f`` the counted share of raises in a context, ``a`` the reference share there and
+        ``w = n / (n + prior)`` after ``n`` decisions: a raise gets ``w·(f − a)/(1 − a)`` when
+        ``f > a``, a check, call or fold ``w·(a − f)/a`` when ``f < a``, at most
+        :data:`~pokerai.search.responses.MAX_PATH_FLOOR`. The floor ``λ`` on an action makes its
+        modelled share ``(1 − λ)·(the model's) + λ``; with the reference share as the model's,
+        that is ``f``.
+        """
+        floors = []
+        for (calm, raised), reference in zip(self.counts, AGGRESSION_REFERENCE, strict=True):
+            total = calm + raised
+            if total == 0:
+                floors.append((0.0, 0.0))
+                continue
+            weight = total / (total + self.prior)
+            share = raised / total
+            aggressive = weight * max(0.0, (share - reference) / (1.0 - reference))
+            passive = weight * max(0.0, (reference - share) / reference)
+            floors.append((min(passive, MAX_PATH_FLOOR), min(aggressive, MAX_PATH_FLOOR)))
+        return PathFloors((floors[0], floors[1]))
+
+
 _RESPONSE_INDEX = {ActionKind.FOLD: 0, ActionKind.CALL: 1, ActionKind.CHECK: 1, ActionKind.RAISE: 2}
 _PLACEHOLDER_DECK = tuple(range(9))
 """Replays for chips only never read the cards."""
 
 __all__ = [
     "DEFAULT_MARGIN",
+    "Aggression",
     "BetResponses",
     "RiverCheckCap",
 ]

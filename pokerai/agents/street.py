@@ -33,7 +33,7 @@ import numpy.typing as npt
 from pokerai.abstraction.bets import slot_actions
 from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, load_blueprint, replay_observation
-from pokerai.agents.opponent import BetResponses
+from pokerai.agents.opponent import Aggression, BetResponses
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState, Street
 from pokerai.search.allin import load_solver_kernel
@@ -117,6 +117,8 @@ class StreetSearchAgent(BlueprintAgent):
             else {}
         )
         """The opponent models of ``responses`` by street (learnt in :meth:`end_hand`); empty without it."""
+        self.aggression = Aggression(self.config.response_prior) if self.config.aggression else None
+        """With ``aggression``: how often the opponent raises, for the floors on its path actions."""
         self._policies: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(POLICY_CACHE_SIZE)
         self.stats: list[SearchStats] = []
         """One entry per search run (cache misses), oldest first."""
@@ -170,7 +172,10 @@ class StreetSearchAgent(BlueprintAgent):
 
         Kept by public state; hole cards in ``state`` are never read.
         """
-        key = (state.config, state.button, tuple(state.board), tuple(state.history), self._responses())
+        floors = None if self.aggression is None else self.aggression.path_floors()
+        key = (
+            state.config, state.button, tuple(state.board), tuple(state.history), self._responses(), floors
+        )  # fmt: skip
         policy, _ = self._policies.get(key, lambda: self._solve(state))
         return policy
 
@@ -234,6 +239,7 @@ class StreetSearchAgent(BlueprintAgent):
             leaf=self.leaf_settings(state.street),
             threshold=self.threshold, buckets=getattr(search, "buckets", None),
             opponent_responses=self._responses_on(state.street), path_floor=self.config.path_floor,
+            path_floors=None if self.aggression is None else self.aggression.path_floors(),
         )  # fmt: skip
         self.stats.append(
             SearchStats(
@@ -262,10 +268,13 @@ class StreetSearchAgent(BlueprintAgent):
         return None if model is None else model.snapshot
 
     def end_hand(self, summary: HandSummary) -> None:
-        """Learn from the finished hand: with ``responses``, the answers to the agent's first bets."""
+        """Learn from the finished hand: the answers to the agent's bets (``responses``), and how
+        often the opponent raises (``aggression``)."""
         super().end_hand(summary)
         for model in self.response_models.values():
             model.observe(summary)
+        if self.aggression is not None:
+            self.aggression.observe(summary)
 
     # ------------------------------------------------------------------ the agent interface
 

@@ -249,7 +249,17 @@ class SearchConfig:
     )
     response_prior: float = field(
         default=DEFAULT_RESPONSE_PRIOR,
-        metadata={"help": "answers at which the responses model is trusted half (positive)"},
+        metadata={
+            "help": "observations at which the responses and aggression models are trusted half (positive)"
+        },
+    )
+    aggression: bool = field(
+        default=False,
+        metadata={
+            "help": "learn how often the opponent raises postflop and floor its path actions by how far "
+            "that is from the blueprint's share (needs pipeline: street; trusted half at response_prior "
+            "decisions)"
+        },
     )
 
     def __post_init__(self) -> None:
@@ -277,6 +287,8 @@ class SearchConfig:
                     raise ValueError(
                         f"{name} search needs pipeline: street (the river pipeline searches the river only)"
                     )
+        if self.pipeline == "river" and self.aggression:
+            raise ValueError("aggression needs pipeline: street (it floors the street's path actions)")
         if self.pipeline == "river" and self.response_raises:
             raise ValueError(
                 "response_raises needs pipeline: street (the river pipeline models first bets only)"
@@ -340,12 +352,12 @@ SPEC_ALIASES: dict[str, SpecAlias] = {
 """The flat keys of earlier ``search:`` specs, which the reproduction commands in ``docs/`` use."""
 
 _NEEDS = {
-    "cap_showdowns": "check_cap",
-    "response_prior": "responses",
-    "response_streets": "responses",
-    "response_raises": "responses",
+    "cap_showdowns": ("check_cap",),
+    "response_prior": ("responses", "aggression"),
+    "response_streets": ("responses",),
+    "response_raises": ("responses",),
 }
-"""Config keys refused without their model switched on, since they would do nothing."""
+"""Config keys refused without one of their models switched on, since they would do nothing."""
 
 
 def config_keys() -> tuple[str, ...]:
@@ -423,9 +435,10 @@ def with_overrides(config: SearchConfig, options: Mapping[str, str]) -> SearchCo
         _load(data, "" if alias is None else f"{key}={text}: ")  # the loader names a config key
     result = _load(data, "")
     for key in options:
-        needs = _NEEDS.get(key)
-        if needs is not None and not getattr(result, needs):
-            raise ConfigError(f"{key}= needs {needs}=1 ({key} does nothing without it)")
+        needs = _NEEDS.get(key, ())
+        if needs and not any(getattr(result, model) for model in needs):
+            wanted = " or ".join(f"{model}=1" for model in needs)
+            raise ConfigError(f"{key}= needs {wanted} ({key} does nothing without it)")
     return result
 
 

@@ -118,6 +118,31 @@ before the bet: up to 0.6, up to 1.1, up to 3, larger (on the shipped menu, all-
 RAISE_CONTEXT = 2
 """The context of :class:`ResponseCounts` for the answers to a raise of the searcher over a bet or raise
 of the opponent on the same street (counted only with ``response_raises``)."""
+AGGRESSION_REFERENCE = (0.589, 0.291)
+"""The share of raises at the postflop decisions where raising is legal, with nothing to call and
+facing a bet or raise (:class:`~pokerai.agents.opponent.Aggression`'s contexts), of the shipped
+blueprint ``checkpoints/hunl_tiny`` without a threshold (the solve's model of the opponent with
+``opponent_threshold: 0``) in 5,000 duplicate pairs against itself (``experiments/aggression.py``)."""
+MAX_PATH_FLOOR = 0.9
+"""The largest floor :class:`~pokerai.agents.opponent.Aggression` puts on a path action."""
+
+
+@dataclass(frozen=True)
+class PathFloors:
+    """Floors on the opponent's actions on the street's path, learnt from its aggression.
+
+    ``floors[context]`` is ``(passive, aggressive)``: the floor on a check, call or fold, and on a
+    bet or raise, with ``context`` 0 when nothing was to call and 1 facing a bet or raise.
+    Hashable, so a solve can be cached on it.
+    """
+
+    floors: tuple[tuple[float, float], tuple[float, float]]
+
+    def floor(self, context: int, aggressive: bool) -> float:
+        """The floor on an action of the opponent: a raise when ``aggressive``, in ``context``."""
+        return self.floors[context][int(aggressive)]
+
+
 DEFAULT_RESPONSE_PRIOR = 20.0
 """Observations at which the response model is trusted half (the weight is n / (n + prior))."""
 
@@ -294,12 +319,15 @@ def street_response_strategies(
 
 
 __all__ = [
+    "AGGRESSION_REFERENCE",
     "CAP_FLOOR",
     "DEFAULT_MIN_SHOWDOWNS",
     "DEFAULT_RESPONSE_PRIOR",
+    "MAX_PATH_FLOOR",
     "RAISE_CONTEXT",
     "RESPONSE_SIZES",
     "STRENGTH_RUNOUTS",
+    "PathFloors",
     "ResponseCounts",
     "answer_context",
     "capped_beliefs",

@@ -82,7 +82,7 @@ from pokerai.search.beliefs import (
     threshold_probabilities,
 )
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
-from pokerai.search.responses import ResponseCounts, street_response_strategies
+from pokerai.search.responses import PathFloors, ResponseCounts, street_response_strategies
 from pokerai.search.showdown import river_card_payoffs, river_pair_matrices
 from pokerai.search.subgame import (
     SHARES_NO_CARD,
@@ -1098,30 +1098,40 @@ def bucketed_subgame(subgame: Subgame, labels: npt.NDArray[np.int64]) -> Subgame
 
 
 def path_trembles(
-    tree: StreetTree, searcher: int, path_floor: float
+    tree: StreetTree, searcher: int, path_floor: float, learnt: PathFloors | None = None
 ) -> dict[int, tuple[float, npt.NDArray[np.float64]]]:
-    """The opponent's decisions on the street's path, each taking its action with at least ``path_floor``.
+    """The opponent's decisions on the street's path, each taking its action with at least a floor.
 
-    Each entry is ``(path_floor, rows)`` for :func:`~pokerai.search.subgame.solve`'s ``fixed``,
+    Each entry is ``(floor, rows)`` for :func:`~pokerai.search.subgame.solve`'s ``fixed``,
     ``rows`` ``[H, children]`` all on the action taken: the opponent's strategy there becomes
-    ``path_floor·[the action taken] + (1 − path_floor)·(its own)``. So every hand the
-    opponent holds reaches the decision with at least ``path_floor`` times its reach at the
-    street's start: the floor of :func:`opponent_range`, on the actions of the street being
-    solved, whose probabilities otherwise come out of the solve. An empty dict for 0.
+    ``floor·[the action taken] + (1 − floor)·(its own)``. So every hand the opponent holds
+    reaches the decision with at least ``floor`` times its reach at the street's start: the
+    floor of :func:`opponent_range`, on the actions of the street being solved, whose
+    probabilities otherwise come out of the solve. The floor is ``path_floor``, or where
+    larger the ``learnt`` one for the action's kind (a raise, or not) and context (nothing to
+    call, or a bet to call) on the flop, turn and river. An empty dict when every floor is 0.
     """
     if not 0.0 <= path_floor < 1.0:
         raise ValueError(f"path_floor {path_floor!r} must lie in [0, 1)")
-    if path_floor == 0.0:
-        return {}
     subgame = tree.subgame
     trembles: dict[int, tuple[float, npt.NDArray[np.float64]]] = {}
     for node, taken in itertools.pairwise(tree.path):
         if int(subgame.player[node]) == searcher:
             continue
+        floor = path_floor
+        state = tree.decision_states[node]
+        if learnt is not None and state.street != Street.PREFLOP:
+            label = subgame.label[taken]
+            aggressive = isinstance(label, Exact) or int(label) not in (FOLD_SLOT, CHECK_CALL_SLOT)
+            floor = max(floor, learnt.floor(int(state.call_amount > 0), aggressive))
+        if not 0.0 <= floor < 1.0:
+            raise ValueError(f"a path floor {floor!r} must lie in [0, 1)")
+        if floor == 0.0:
+            continue
         children = subgame.children(node)
         rows = np.zeros((subgame.num_hands, len(children)))
         rows[:, taken - children.start] = 1.0
-        trembles[node] = (path_floor, rows)
+        trembles[node] = (floor, rows)
     return trembles
 
 
@@ -1179,6 +1189,7 @@ def prepare_street(
     buckets: int | None = None,
     opponent_responses: ResponseCounts | None = None,
     path_floor: float = 0.0,
+    path_floors: PathFloors | None = None,
 ) -> PreparedStreet:
     """Steps 1 to 4 of the module docstring at the decision ``state`` (arguments as :func:`solve_street`)."""
     searcher = state.to_act
@@ -1215,7 +1226,7 @@ def prepare_street(
         if safe:
             raise ValueError("opponent_responses does not work with the safe gadget")
         fixed.update(street_response_strategies(tree, state.board, searcher, opponent_responses))
-    for node, tremble in path_trembles(tree, searcher, path_floor).items():
+    for node, tremble in path_trembles(tree, searcher, path_floor, path_floors).items():
         fixed[node] = tremble if node not in fixed else mix_fixed(fixed[node], tremble)
     bucket_of = None
     inner = subgame
@@ -1272,6 +1283,7 @@ def solve_street(
     buckets: int | None = None,
     opponent_responses: ResponseCounts | None = None,
     path_floor: float = 0.0,
+    path_floors: PathFloors | None = None,
 ) -> StreetSolution:
     """Re-solve ``state``'s street from its start for the player to act (module docstring).
 
@@ -1286,7 +1298,9 @@ def solve_street(
     the modelled answers to the searcher's first bet of the street into the opponent's strategy
     (:func:`~pokerai.search.responses.street_response_strategies`). ``path_floor`` in [0, 1)
     is the least probability of each action the opponent took on this street before the
-    decision, for every hand (:func:`path_trembles`).
+    decision, for every hand (:func:`path_trembles`); ``path_floors``, learnt from the
+    opponent's aggression (:class:`~pokerai.agents.opponent.Aggression`), raises it by the
+    action's kind and context.
     """
     started = time.perf_counter()
     num_slots = blueprint.game.bets.num_slots
@@ -1299,7 +1313,7 @@ def solve_street(
     prepared = prepare_street(
         blueprint, state, own, opponent, played, max_raises=max_raises, safe=safe, leaf=leaf,
         threshold=threshold, uniform_weight=uniform_weight, buckets=buckets,
-        opponent_responses=opponent_responses, path_floor=path_floor,
+        opponent_responses=opponent_responses, path_floor=path_floor, path_floors=path_floors,
     )  # fmt: skip
     tree, payoffs = prepared.tree, prepared.payoffs
     labels = prepared.labels

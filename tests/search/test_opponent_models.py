@@ -11,7 +11,7 @@ import pytest
 from pokerai.abstraction.bets import CHECK_CALL_SLOT
 from pokerai.agents.base import HandSummary, Observation
 from pokerai.agents.heuristic import HeuristicAgent
-from pokerai.agents.opponent import BetResponses, RiverCheckCap
+from pokerai.agents.opponent import Aggression, BetResponses, RiverCheckCap
 from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
@@ -24,7 +24,9 @@ from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, combo_index, combos_holding
 from pokerai.search.config import RiverSearch, SearchConfig
 from pokerai.search.responses import (
+    AGGRESSION_REFERENCE,
     CAP_FLOOR,
+    MAX_PATH_FLOOR,
     RAISE_CONTEXT,
     RESPONSE_SIZES,
     ResponseCounts,
@@ -371,6 +373,56 @@ def test_with_raises_the_model_also_counts_answers_to_the_agents_raises(blueprin
     assert raises.observe(_summary(first, blueprint))
     counts = raises.snapshot.counts
     assert counts[1][size_bucket(1.0)] == (0, 0, 1) and counts[RAISE_CONTEXT][size_bucket(1400 / 800)][1] == 1
+
+
+def test_the_aggression_model_counts_the_opponents_postflop_raises_by_context(blueprint: Blueprint) -> None:
+    model = Aggression(prior=10)
+    # Preflop raises are not counted. On the flop the big blind (player 1, the opponent) bets 100
+    # into 200, the agent raises to 300, player 1 raises to 500 and the agent calls; player 1 checks
+    # the turn and calls a bet; on the river player 1 checks and folds to a bet.
+    hand = [(0, ActionKind.RAISE, 200), (1, ActionKind.CALL, 100)]
+    hand += [(1, ActionKind.RAISE, 100), (0, ActionKind.RAISE, 300), (1, ActionKind.RAISE, 500)]
+    hand += [(0, ActionKind.CALL, 200), (1, ActionKind.CHECK, 0), (0, ActionKind.RAISE, 700)]
+    hand += [(1, ActionKind.CALL, 700), (1, ActionKind.CHECK, 0), (0, ActionKind.RAISE, 2000)]
+    hand += [(1, ActionKind.FOLD, 0)]
+    assert model.observe(_summary(hand, blueprint)) == 6
+    # Nothing to call: the flop bet and the checks of the turn and river; facing a bet: the
+    # re-raise, the turn call and the river fold.
+    assert model.counts == [[2, 1], [2, 1]]
+    # Seen from player 1, the opponent is player 0: its flop raise faces a bet, its turn and
+    # river bets follow checks.
+    other = Aggression(prior=10)
+    assert other.observe(_summary(hand, blueprint, player=1)) == 4
+    assert other.counts == [[0, 2], [1, 1]]
+    assert Aggression().observe(_summary([(0, ActionKind.FOLD, 0)], blueprint)) == 0
+    # A shove leaves no raise to make: the answer to it is not counted.
+    shove = [(0, ActionKind.CALL, 50), (1, ActionKind.CHECK, 0), (1, ActionKind.RAISE, 19_900)]
+    shove += [(0, ActionKind.CALL, 19_900)]
+    checked = Aggression()
+    assert checked.observe(_summary(shove, blueprint, player=1)) == 0
+    with pytest.raises(ValueError, match="prior"):
+        Aggression(prior=0)
+
+
+def test_the_aggression_floors_match_the_counted_share_of_raises() -> None:
+    model = Aggression(prior=10)
+    assert model.path_floors().floors == ((0.0, 0.0), (0.0, 0.0)), "nothing counted, no floor"
+    calm, facing = AGGRESSION_REFERENCE
+    assert 0 < calm < 1 and 0 < facing < 1
+    # 30 decisions with nothing to call, 24 of them bets; 10 facing a bet, none a raise.
+    model.counts = [[6, 24], [10, 0]]
+    floors = model.path_floors()
+    weight = 30 / 40
+    aggressive = weight * (0.8 - calm) / (1 - calm)
+    assert floors.floor(0, aggressive=True) == pytest.approx(aggressive)
+    assert floors.floor(0, aggressive=False) == 0.0
+    # The floor makes the blueprint's share the counted one, up to the weight: (1 − λ)·a + λ = f.
+    assert (1 - aggressive / weight) * calm + aggressive / weight == pytest.approx(0.8)
+    passive = 0.5 * (facing - 0.0) / facing
+    assert floors.floor(1, aggressive=False) == pytest.approx(passive)
+    assert floors.floor(1, aggressive=True) == 0
+    model.counts = [[0, 10_000], [0, 0]]
+    assert model.path_floors().floor(0, aggressive=True) == MAX_PATH_FLOOR
 
 
 def test_street_strength_ranks_made_hands_on_the_flop_and_turn_and_is_the_river_strength_on_the_river() -> (

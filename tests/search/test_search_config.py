@@ -140,6 +140,7 @@ def test_the_flat_keys_of_earlier_specs_set_the_same_search(
         ({"path_floor": "0.2"}, "path_floor needs pipeline: street"),
         ({"pipeline": "street", "path_floor": "1"}, r"path_floor must be in \[0, 1\)"),
         ({"pipeline": "street", "path_floor": "-0.1"}, "path_floor: must be at least 0"),
+        ({"aggression": "1"}, "aggression needs pipeline: street"),
         ({"opponent_threshold": "x"}, "opponent_threshold: expected a number"),
         ({"opponent_threshold": "1"}, r"opponent_threshold must be in \[0, 1\)"),
         ({"opponent_threshold": "-0.1"}, "opponent_threshold: must be at least 0"),
@@ -147,7 +148,7 @@ def test_the_flat_keys_of_earlier_specs_set_the_same_search(
         ({"responses": "1", "response_prior": "0"}, "response_prior must be a positive number"),
         # The options that do nothing without their model are errors.
         ({"cap_showdowns": "7"}, "cap_showdowns= needs check_cap=1"),
-        ({"response_prior": "7"}, "response_prior= needs responses=1"),
+        ({"response_prior": "7"}, "response_prior= needs responses=1 or aggression=1"),
         # Two options for one key are ambiguous.
         (
             {"budget_ms": "50", "river.budget_ms": "60"},

@@ -17,7 +17,7 @@ from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, SearchConfig, load_search_config, with_overrides
-from pokerai.search.responses import RESPONSE_SIZES, ResponseCounts
+from pokerai.search.responses import RESPONSE_SIZES, PathFloors, ResponseCounts
 from pokerai.search.river import solve_river
 from pokerai.search.showdown import river_strength
 from pokerai.search.street import (
@@ -131,6 +131,33 @@ def test_a_path_floor_keeps_the_opponents_bet_on_the_street_for_every_hand(cappe
     assert count == 1 and bet_share.min() >= 0.3 - 1e-12
     with pytest.raises(ValueError, match="path_floor"):
         prepare_street(capped, state, own, opponent, {}, safe=False, path_floor=1.0)
+
+
+def test_learnt_path_floors_act_by_the_kind_and_context_of_the_opponents_action(capped: Blueprint) -> None:
+    state = scripted(capped, CHECKED_DOWN)
+    state.apply(Action(1, ActionKind.RAISE, 137))  # a bet with nothing to call: context 0, aggressive
+    own = public_beliefs(capped, state, threshold=0.3)[0]
+    opponent = opponent_range(capped, state, 1, floor=0.05)
+
+    def prepared(floors: PathFloors, path_floor: float = 0.0) -> tuple[int, float]:
+        result = prepare_street(
+            capped, state, own, opponent, {}, max_raises=1, safe=False, threshold=0.3,
+            path_floor=path_floor, path_floors=floors,
+        )  # fmt: skip
+        bet = result.tree.path[0]
+        if bet not in result.fixed:
+            return len(result.fixed), 0.0
+        solved = solve(result.game, 100, fixed=result.fixed).average
+        return len(result.fixed), float(solved[result.tree.current].min())
+
+    # Only the floor on bets with nothing to call applies to this bet.
+    assert prepared(PathFloors(((0.4, 0.0), (0.4, 0.4))))[0] == 0
+    count, bet_share = prepared(PathFloors(((0.0, 0.4), (0.0, 0.0))))
+    assert count == 1 and bet_share >= 0.4 - 1e-12
+    # The larger of path_floor and the learnt floor.
+    assert prepared(PathFloors(((0.0, 0.2), (0.0, 0.0))), path_floor=0.5)[1] >= 0.5 - 1e-12
+    with pytest.raises(ValueError, match="path floor"):
+        prepared(PathFloors(((0.0, 1.0), (0.0, 0.0))))
 
 
 def test_a_second_fixed_strategy_mixes_over_the_first() -> None:
@@ -364,6 +391,27 @@ def test_the_street_agent_learns_answers_and_solves_the_river_again(capped: Blue
         with pytest.raises(ValueError, match=message):
             with_overrides(_config(Street.RIVER), options)
     with_overrides(_config(Street.RIVER), {"responses": "1", "flop.safe": "1"})  # the flop is not modelled
+
+
+def test_the_street_agent_learns_the_opponents_aggression_and_solves_again(capped: Blueprint) -> None:
+    config = with_overrides(_config(Street.RIVER), {"aggression": "1"})
+    agent = StreetSearchAgent(capped, config, threshold=0.3)
+    assert agent.aggression is not None and agent.response_models == {}
+    state = scripted(capped, [*CHECKED_DOWN, (1, ActionKind.RAISE, 100)])  # player 0 faces a river bet
+    before = agent.policy(state)
+    # Player 1 bets every street and player 0 (the agent) calls, then folds to the river bet.
+    limp = [(0, ActionKind.CALL, 50), (1, ActionKind.CHECK, 0)]
+    bets = [(1, ActionKind.RAISE, 100), (0, ActionKind.CALL, 100), (1, ActionKind.RAISE, 200)]
+    bets += [(0, ActionKind.CALL, 200), (1, ActionKind.RAISE, 400), (0, ActionKind.FOLD, 0)]
+    for _ in range(10):
+        agent.end_hand(HandSummary.from_state(scripted(capped, [*limp, *bets]), 0))
+    assert agent.aggression.counts == [[0, 30], [0, 0]]
+    assert agent.aggression.path_floors().floor(0, aggressive=True) > 0.5
+    after = agent.policy(state)
+    assert len(agent.stats) == 2, "new floors: a new solve"
+    assert not np.array_equal(after, before)
+    with pytest.raises(ValueError, match="aggression needs pipeline: street"):
+        make_agent("search:checkpoints/hunl_tiny?aggression=1")
 
 
 def test_the_warm_up_runs_no_search(capped: Blueprint) -> None:

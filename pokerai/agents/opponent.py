@@ -1,4 +1,4 @@
-"""Opponent models learnt during a match: the river check's cap, and the answers to a bet.
+"""Opponent models learnt in a match: the river check's cap, the answers to a bet, how often it raises.
 
 The search's beliefs (:func:`pokerai.search.beliefs.public_beliefs`) assume the
 opponent plays like the blueprint. Against an opponent that does not, the
@@ -30,7 +30,7 @@ range fold and the strongest raise in the counted shares, trusted
 ``n / (n + prior)`` after ``n`` answers.
 
 :class:`Aggression` counts how often the opponent bet or raised at its postflop decisions
-where it could, apart when nothing was to call and when it faced a bet. Where it raises more
+where it could, separately with nothing to call and facing a bet. Where it raises more
 often than :data:`~pokerai.search.responses.AGGRESSION_REFERENCE` (the blueprint's own share),
 the street search puts a floor on its bets and raises on the street's path, and where it raises
 less often, on its checks and calls (:meth:`Aggression.path_floors`,

@@ -3,8 +3,10 @@
 Reads ``pokerai eval --log`` files (ACPC ``STATE`` lines) and counts, for every player name,
 what :class:`~pokerai.agents.opponent.Aggression` counts: decisions on the flop, turn and river
 where raising was legal, with nothing to call and facing a bet or raise, and how many of them
-were raises. The blueprint's shares are
-:data:`~pokerai.search.responses.AGGRESSION_REFERENCE`:
+were raises, and the mean strength of its hand at those bets and raises in the hands it showed
+down (:meth:`~pokerai.agents.opponent.Aggression.weakness`). The blueprint's figures are
+:data:`~pokerai.search.responses.AGGRESSION_REFERENCE` and
+:data:`~pokerai.search.responses.SHOWN_REFERENCE`:
 
     B="blueprint:checkpoints/hunl_tiny?threshold=0"
     OMP_NUM_THREADS=1 pokerai eval --a "$B" --b "$B" --pairs 5000 --seed 20261220 --workers 2 \\
@@ -38,13 +40,18 @@ def main() -> None:
                 for player, name in enumerate(parsed.names):
                     # The model counts the opponent of the summary's seat: here, ``player``.
                     models[name].observe(HandSummary.from_state(parsed.state, 1 - player))
-    print("| player | nothing to call: decisions | raises | facing a bet: decisions | raises |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "| player | nothing to call: decisions | raises | facing a bet: decisions | raises "
+        "| shown bets and raises | their mean strength |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, model in sorted(models.items()):
         cells = []
         for calm, raised in model.counts:
             total = calm + raised
             cells += [f"{total:,}", f"{raised / total:.3f}" if total else "–"]
+        strength, shown = model.shown
+        cells += [f"{shown:,}", f"{strength / shown:.3f}" if shown else "–"]
         print(f"| `{name}` | " + " | ".join(cells) + " |")
 
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 
 from pokerai.agents.base import HandSummary
-from pokerai.engine.state import ActionKind, HUNLState, Street
+from pokerai.engine.state import BOARD_SIZES, ActionKind, HUNLState, Street
 from pokerai.search.combos import combo_index
 from pokerai.search.responses import (
     AGGRESSION_REFERENCE,
@@ -57,12 +57,14 @@ from pokerai.search.responses import (
     MAX_PATH_FLOOR,
     RAISE_CONTEXT,
     RESPONSE_SIZES,
+    SHOWN_REFERENCE,
     PathFloors,
     ResponseCounts,
     answer_context,
     opened_river_with_check,
     opened_with_check,
     size_bucket,
+    street_strength,
 )
 from pokerai.search.showdown import river_strength
 
@@ -178,12 +180,17 @@ class Aggression:
     number) is the number of decisions of a context at which :meth:`path_floors` trusts it half.
     """
 
-    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR) -> None:
+    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR, *, showdowns: bool = False) -> None:
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
             raise ValueError(f"prior {prior!r} is not a positive finite number")
         self.prior = float(prior)
+        self.showdowns = bool(showdowns)
+        """Whether :meth:`path_floors` scales the floors on raises by :meth:`weakness`."""
         self.counts = [[0, 0], [0, 0]]
         """``counts[context]`` = [decisions without a raise, raises]."""
+        self.shown = [0.0, 0]
+        """[sum of :func:`~pokerai.search.responses.street_strength`, count] over the opponent's
+        postflop bets and raises in hands it showed down, its hand's strength on the board of the time."""
 
     def observe(self, summary: HandSummary) -> int:
         """Learn from a finished hand; the number of the opponent's decisions it counted."""
@@ -199,8 +206,24 @@ class Aggression:
                     context = int(replay.call_amount > 0)
                     self.counts[context][int(action.kind == ActionKind.RAISE)] += 1
                     counted += 1
+                if action.kind == ActionKind.RAISE and summary.opponent_cards is not None:
+                    board = tuple(summary.board[: BOARD_SIZES[replay.street]])
+                    self.shown[0] += float(street_strength(board)[combo_index(*summary.opponent_cards)])
+                    self.shown[1] += 1
             replay.apply(action)
         return counted
+
+    def weakness(self) -> float:
+        """How weak the hands the opponent showed after its bets and raises were, in [0, 1].
+
+        With ``m`` the mean strength of those hands (:attr:`shown`) after ``prior`` more at
+        :data:`~pokerai.search.responses.SHOWN_REFERENCE` (the blueprint's), it is ``(r − m) /
+        (r − 0.5)`` clipped to [0, 1], ``r`` that reference: 0 for hands as strong as the
+        blueprint's, 1 for hands no stronger than a random hand's (0.5 on average).
+        """
+        strength, count = self.shown
+        mean = (strength + self.prior * SHOWN_REFERENCE) / (count + self.prior)
+        return min(1.0, max(0.0, (SHOWN_REFERENCE - mean) / (SHOWN_REFERENCE - 0.5)))
 
     def path_floors(self) -> PathFloors:
         """The floors on the opponent's path actions, by context, for the street search.
@@ -210,8 +233,11 @@ class Aggression:
         ``f > a``, a check, call or fold ``w·(a − f)/a`` when ``f < a``, at most
         :data:`~pokerai.search.responses.MAX_PATH_FLOOR`. The floor ``λ`` on an action makes its
         modelled share ``(1 − λ)·(the model's) + λ``; with the reference share as the model's,
-        that is ``f``.
+        that is ``f``. With :attr:`showdowns` the floor on a raise is also multiplied by
+        :meth:`weakness`: an opponent that raises more often than the blueprint, but shows hands
+        as strong as the blueprint's, raises for value and gets none.
         """
+        scale = self.weakness() if self.showdowns else 1.0
         floors = []
         for (calm, raised), reference in zip(self.counts, AGGRESSION_REFERENCE, strict=True):
             total = calm + raised
@@ -220,7 +246,7 @@ class Aggression:
                 continue
             weight = total / (total + self.prior)
             share = raised / total
-            aggressive = weight * max(0.0, (share - reference) / (1.0 - reference))
+            aggressive = weight * max(0.0, (share - reference) / (1.0 - reference)) * scale
             passive = weight * max(0.0, (reference - share) / reference)
             floors.append((min(passive, MAX_PATH_FLOOR), min(aggressive, MAX_PATH_FLOOR)))
         return PathFloors((floors[0], floors[1]))

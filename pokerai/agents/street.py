@@ -117,7 +117,11 @@ class StreetSearchAgent(BlueprintAgent):
             else {}
         )
         """The opponent models of ``responses`` by street (learnt in :meth:`end_hand`); empty without it."""
-        self.aggression = Aggression(self.config.response_prior) if self.config.aggression else None
+        self.aggression = (
+            Aggression(self.config.response_prior, showdowns=self.config.aggression_showdowns)
+            if self.config.aggression
+            else None
+        )
         """With ``aggression``: how often the opponent raises, for the floors on its path actions."""
         self._policies: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(POLICY_CACHE_SIZE)
         self.stats: list[SearchStats] = []

@@ -261,6 +261,13 @@ class SearchConfig:
             "decisions)"
         },
     )
+    aggression_showdowns: bool = field(
+        default=False,
+        metadata={
+            "help": "aggression scales the floors on the opponent's bets and raises by how weak the hands "
+            "it showed after them were, against the blueprint's"
+        },
+    )
 
     def __post_init__(self) -> None:
         threshold = self.opponent_threshold
@@ -356,6 +363,7 @@ _NEEDS = {
     "response_prior": ("responses", "aggression"),
     "response_streets": ("responses",),
     "response_raises": ("responses",),
+    "aggression_showdowns": ("aggression",),
 }
 """Config keys refused without one of their models switched on, since they would do nothing."""
 

@@ -123,6 +123,10 @@ AGGRESSION_REFERENCE = (0.589, 0.291)
 facing a bet or raise (:class:`~pokerai.agents.opponent.Aggression`'s contexts), of the shipped
 blueprint ``checkpoints/hunl_tiny`` without a threshold (the solve's model of the opponent with
 ``opponent_threshold: 0``) in 5,000 duplicate pairs against itself (``experiments/aggression.py``)."""
+SHOWN_REFERENCE = 0.579
+"""The mean :func:`street_strength` of the blueprint's hands at its postflop bets and raises in the
+hands it showed down, in the games of :data:`AGGRESSION_REFERENCE`
+(:meth:`~pokerai.agents.opponent.Aggression.weakness`)."""
 MAX_PATH_FLOOR = 0.9
 """The largest floor :class:`~pokerai.agents.opponent.Aggression` puts on a path action."""
 
@@ -326,6 +330,7 @@ __all__ = [
     "MAX_PATH_FLOOR",
     "RAISE_CONTEXT",
     "RESPONSE_SIZES",
+    "SHOWN_REFERENCE",
     "STRENGTH_RUNOUTS",
     "PathFloors",
     "ResponseCounts",

@@ -29,6 +29,7 @@ from pokerai.search.responses import (
     MAX_PATH_FLOOR,
     RAISE_CONTEXT,
     RESPONSE_SIZES,
+    SHOWN_REFERENCE,
     ResponseCounts,
     capped_beliefs,
     opened_river_with_check,
@@ -423,6 +424,44 @@ def test_the_aggression_floors_match_the_counted_share_of_raises() -> None:
     assert floors.floor(1, aggressive=True) == 0
     model.counts = [[0, 10_000], [0, 0]]
     assert model.path_floors().floor(0, aggressive=True) == MAX_PATH_FLOOR
+
+
+def test_the_aggression_model_scores_the_hands_shown_after_bets_and_scales_the_floors(
+    blueprint: Blueprint,
+) -> None:
+    # Player 1 (the opponent) bets the flop and the river and is called to a showdown.
+    hand = [(0, ActionKind.CALL, 50), (1, ActionKind.CHECK, 0), (1, ActionKind.RAISE, 100)]
+    hand += [(0, ActionKind.CALL, 100), (1, ActionKind.CHECK, 0), (0, ActionKind.CHECK, 0)]
+    hand += [(1, ActionKind.RAISE, 300), (0, ActionKind.CALL, 300)]
+    summary = _summary(hand, blueprint)
+    assert summary.opponent_cards is not None
+    model = Aggression(prior=10, showdowns=True)
+    model.observe(summary)
+    combo = combo_index(*summary.opponent_cards)
+    expected = street_strength(BOARD[:3])[combo] + street_strength(BOARD)[combo]
+    assert model.shown == [pytest.approx(expected), 2]
+    mean = (expected + 10 * SHOWN_REFERENCE) / 12
+    weakness = min(1.0, max(0.0, (SHOWN_REFERENCE - mean) / (SHOWN_REFERENCE - 0.5)))
+    assert model.weakness() == pytest.approx(weakness)
+    folded = Aggression(prior=10)
+    folded.observe(_summary([*hand[:3], (0, ActionKind.FOLD, 0)], blueprint))
+    assert folded.shown == [0.0, 0] and folded.counts == [[0, 1], [0, 0]], "no showdown, nothing shown"
+    assert Aggression().weakness() == 0.0, "nothing shown: as strong as the blueprint's"
+    # Raising more often than the blueprint with random hands (strength 0.5 on average): the
+    # floor on raises is nearly whole; with hands as strong as the blueprint's, none.
+    random_hands = ([0.5 * 1000, 1000], 1000 / 1010)
+    strong_hands = ([0.9 * 100, 100], 0.0)
+    for shown, weakness in (random_hands, strong_hands):
+        scaled, plain = Aggression(prior=10, showdowns=True), Aggression(prior=10)
+        for one in (scaled, plain):
+            one.counts = [[6, 24], [10, 0]]
+        scaled.shown = shown
+        assert scaled.weakness() == pytest.approx(weakness)
+        assert scaled.path_floors().floor(0, aggressive=True) == pytest.approx(
+            plain.path_floors().floor(0, aggressive=True) * scaled.weakness()
+        )
+        passive = plain.path_floors().floor(1, aggressive=False)
+        assert scaled.path_floors().floor(1, aggressive=False) == passive > 0
 
 
 def test_street_strength_ranks_made_hands_on_the_flop_and_turn_and_is_the_river_strength_on_the_river() -> (

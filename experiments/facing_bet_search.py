@@ -29,6 +29,7 @@ from pokerai.engine.state import HUNLState
 from pokerai.eval.duplicate import duplicate_match
 from pokerai.games.leduc import LeducPoker
 from pokerai.search.leduc import NUM_CARDS, LeducSearch, LeducSearchConfig, PublicState
+from pokerai.search.responses import PathFloors
 from pokerai.solvers import CFRSolver, exploitability
 
 BLUEPRINT = "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
@@ -60,10 +61,10 @@ class FacingBetLeducSearch(LeducSearch):
 class FacingBetAgent(StreetSearchAgent):
     """The street pipeline at the decisions that face a bet; the blueprint at the others."""
 
-    def _solve(self, state: HUNLState) -> npt.NDArray[np.float64]:
+    def _solve(self, state: HUNLState, path_floors: PathFloors | None) -> npt.NDArray[np.float64]:
         if state.call_amount == 0:
             return self.blueprint_rows(state)
-        return super()._solve(state)
+        return super()._solve(state, path_floors)
 
 
 def leduc() -> None:

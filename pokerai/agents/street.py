@@ -40,7 +40,7 @@ from pokerai.search.allin import load_solver_kernel
 from pokerai.search.beliefs import combo_probabilities
 from pokerai.search.combos import COMBO_INDEX, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, FlopSearch, SearchConfig, TurnSearch, load_search_config
-from pokerai.search.responses import ResponseCounts
+from pokerai.search.responses import PathFloors, ResponseCounts
 from pokerai.search.street import (
     CONTINUATIONS,
     Exact,
@@ -180,7 +180,7 @@ class StreetSearchAgent(BlueprintAgent):
         key = (
             state.config, state.button, tuple(state.board), tuple(state.history), self._responses(), floors
         )  # fmt: skip
-        policy, _ = self._policies.get(key, lambda: self._solve(state))
+        policy, _ = self._policies.get(key, lambda: self._solve(state, floors))
         return policy
 
     def _prefix(self, state: HUNLState, length: int) -> HUNLState:
@@ -221,7 +221,9 @@ class StreetSearchAgent(BlueprintAgent):
         own[combos_holding(state.board)] = 0.0
         return own, played
 
-    def _solve(self, state: HUNLState) -> npt.NDArray[np.float64]:
+    def _solve(self, state: HUNLState, path_floors: PathFloors | None) -> npt.NDArray[np.float64]:
+        """The policy at ``state``: the blueprint's, or the street's solve blended into it, with
+        ``path_floors`` the learnt floors the policy is kept under (None without ``aggression``)."""
         blueprint_rows = self.blueprint_rows(state)
         search = self.config.street(state.street)
         if search.iterations == 0:
@@ -243,7 +245,7 @@ class StreetSearchAgent(BlueprintAgent):
             leaf=self.leaf_settings(state.street),
             threshold=self.threshold, buckets=getattr(search, "buckets", None),
             opponent_responses=self._responses_on(state.street), path_floor=self.config.path_floor,
-            path_floors=None if self.aggression is None else self.aggression.path_floors(),
+            path_floors=path_floors,
         )  # fmt: skip
         self.stats.append(
             SearchStats(

@@ -3,9 +3,10 @@
 Reads ``pokerai eval --log`` files (ACPC ``STATE`` lines) and counts, for every player name,
 what :class:`~pokerai.agents.opponent.Aggression` counts: decisions on the flop, turn and river
 where raising was legal, with nothing to call and facing a bet or raise, and how many of them
-were raises, and the mean strength of its hand at those bets and raises in the hands it showed
-down (:meth:`~pokerai.agents.opponent.Aggression.weakness`). The blueprint's figures are
-:data:`~pokerai.search.responses.AGGRESSION_REFERENCE` and
+were raises, the share of those decisions that were raises of more than
+:data:`~pokerai.search.responses.OVERBET` pots, and the mean strength of its hand at its bets and
+raises in the hands it showed down (:meth:`~pokerai.agents.opponent.Aggression.weakness`).
+The blueprint's figures are :data:`~pokerai.search.responses.AGGRESSION_REFERENCE` and
 :data:`~pokerai.search.responses.SHOWN_REFERENCE`:
 
     B="blueprint:checkpoints/hunl_tiny?threshold=0"
@@ -42,14 +43,17 @@ def main() -> None:
                     models[name].observe(HandSummary.from_state(parsed.state, 1 - player))
     print(
         "| player | nothing to call: decisions | raises | facing a bet: decisions | raises "
-        "| shown bets and raises | their mean strength |"
+        "| overbets, nothing to call | overbets, facing a bet | shown bets and raises | their mean strength |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, model in sorted(models.items()):
         cells = []
         for calm, raised in model.counts:
             total = calm + raised
             cells += [f"{total:,}", f"{raised / total:.3f}" if total else "–"]
+        for (calm, raised), overbets in zip(model.counts, model.overbets, strict=True):
+            total = calm + raised
+            cells.append(f"{overbets / total:.3f}" if total else "–")
         strength, shown = model.shown
         cells += [f"{shown:,}", f"{strength / shown:.3f}" if shown else "–"]
         print(f"| `{name}` | " + " | ".join(cells) + " |")

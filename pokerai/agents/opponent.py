@@ -35,7 +35,9 @@ often than :data:`~pokerai.search.responses.AGGRESSION_REFERENCE` (the blueprint
 the street search puts a floor on its bets and raises on the street's path, and where it raises
 less often, on its checks and calls (:meth:`Aggression.path_floors`,
 :func:`~pokerai.search.street.path_trembles`): its range after the action keeps more of the
-hands that would not have taken it in the blueprint.
+hands that would not have taken it in the blueprint. With ``overbets`` it also counts the raises
+of more than :data:`~pokerai.search.responses.OVERBET` pots, which the blueprint never makes, and
+floors those by how often the opponent makes them.
 
 The models see only what the seat sees (:class:`~pokerai.agents.base.HandSummary`):
 a hand that ended in a fold shows nothing. They learn from every hand of the
@@ -55,6 +57,7 @@ from pokerai.search.responses import (
     DEFAULT_MIN_SHOWDOWNS,
     DEFAULT_RESPONSE_PRIOR,
     MAX_PATH_FLOOR,
+    OVERBET,
     RAISE_CONTEXT,
     RESPONSE_SIZES,
     SHOWN_REFERENCE,
@@ -63,6 +66,7 @@ from pokerai.search.responses import (
     answer_context,
     opened_river_with_check,
     opened_with_check,
+    raise_fraction,
     size_bucket,
     street_strength,
 )
@@ -180,14 +184,23 @@ class Aggression:
     number) is the number of decisions of a context at which :meth:`path_floors` trusts it half.
     """
 
-    def __init__(self, prior: float = DEFAULT_RESPONSE_PRIOR, *, showdowns: bool = False) -> None:
+    def __init__(
+        self, prior: float = DEFAULT_RESPONSE_PRIOR, *, showdowns: bool = False, overbets: bool = False
+    ) -> None:
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
             raise ValueError(f"prior {prior!r} is not a positive finite number")
         self.prior = float(prior)
         self.showdowns = bool(showdowns)
         """Whether :meth:`path_floors` scales the floors on raises by :meth:`weakness`."""
+        self.use_overbets = bool(overbets)
+        """Whether :meth:`path_floors` gives floors on raises of more than
+        :data:`~pokerai.search.responses.OVERBET` pots."""
         self.counts = [[0, 0], [0, 0]]
         """``counts[context]`` = [decisions without a raise, raises]."""
+        self.overbets = [0, 0]
+        """``overbets[context]``: how many of the raises counted in ``counts[context]`` raised by
+        more than :data:`~pokerai.search.responses.OVERBET` pots
+        (:func:`~pokerai.search.responses.raise_fraction`)."""
         self.shown = [0.0, 0]
         """[sum of :func:`~pokerai.search.responses.street_strength`, count] over the opponent's
         postflop bets and raises in hands it showed down, its hand's strength on the board of the time."""
@@ -205,6 +218,8 @@ class Aggression:
                 if ActionKind.RAISE in replay.legal_actions():
                     context = int(replay.call_amount > 0)
                     self.counts[context][int(action.kind == ActionKind.RAISE)] += 1
+                    if action.kind == ActionKind.RAISE and raise_fraction(replay, action.amount) > OVERBET:
+                        self.overbets[context] += 1
                     counted += 1
                 if action.kind == ActionKind.RAISE and summary.opponent_cards is not None:
                     board = tuple(summary.board[: BOARD_SIZES[replay.street]])
@@ -236,20 +251,33 @@ class Aggression:
         that is ``f``. With :attr:`showdowns` the floor on a raise is also multiplied by
         :meth:`weakness`: an opponent that raises more often than the blueprint, but shows hands
         as strong as the blueprint's, raises for value and gets none.
+
+        With :attr:`use_overbets` a raise of more than :data:`~pokerai.search.responses.OVERBET`
+        pots gets ``w·o`` where that is more, ``o`` the share of such raises among the context's
+        decisions (the blueprint's share is 0). The share of raises cannot see size: an opponent
+        that bets no more often than the blueprint but bets thirty pots where the blueprint bets
+        one is floored here. :meth:`weakness` does not scale it: the blueprint makes no such
+        raise, so the solve's model of one holds only the hands that gain most by it, and the
+        hands shown after raises come too slowly to wait for.
         """
         scale = self.weakness() if self.showdowns else 1.0
         floors = []
-        for (calm, raised), reference in zip(self.counts, AGGRESSION_REFERENCE, strict=True):
+        overbets = []
+        for (calm, raised), over, reference in zip(
+            self.counts, self.overbets, AGGRESSION_REFERENCE, strict=True
+        ):
             total = calm + raised
             if total == 0:
                 floors.append((0.0, 0.0))
+                overbets.append(0.0)
                 continue
             weight = total / (total + self.prior)
             share = raised / total
             aggressive = weight * max(0.0, (share - reference) / (1.0 - reference)) * scale
             passive = weight * max(0.0, (reference - share) / reference)
             floors.append((min(passive, MAX_PATH_FLOOR), min(aggressive, MAX_PATH_FLOOR)))
-        return PathFloors((floors[0], floors[1]))
+            overbets.append(min(weight * over / total, MAX_PATH_FLOOR) if self.use_overbets else 0.0)
+        return PathFloors((floors[0], floors[1]), (overbets[0], overbets[1]))
 
 
 _RESPONSE_INDEX = {ActionKind.FOLD: 0, ActionKind.CALL: 1, ActionKind.CHECK: 1, ActionKind.RAISE: 2}

@@ -118,7 +118,11 @@ class StreetSearchAgent(BlueprintAgent):
         )
         """The opponent models of ``responses`` by street (learnt in :meth:`end_hand`); empty without it."""
         self.aggression = (
-            Aggression(self.config.response_prior, showdowns=self.config.aggression_showdowns)
+            Aggression(
+                self.config.response_prior,
+                showdowns=self.config.aggression_showdowns,
+                overbets=self.config.aggression_overbets,
+            )
             if self.config.aggression
             else None
         )

@@ -268,6 +268,13 @@ class SearchConfig:
             "it showed after them were, against the blueprint's"
         },
     )
+    aggression_overbets: bool = field(
+        default=False,
+        metadata={
+            "help": "aggression also floors the opponent's raises of more than 3 pots by how often it "
+            "makes them (the blueprint never does)"
+        },
+    )
 
     def __post_init__(self) -> None:
         threshold = self.opponent_threshold
@@ -364,6 +371,7 @@ _NEEDS = {
     "response_streets": ("responses",),
     "response_raises": ("responses",),
     "aggression_showdowns": ("aggression",),
+    "aggression_overbets": ("aggression",),
 }
 """Config keys refused without one of their models switched on, since they would do nothing."""
 

@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT
-from pokerai.engine.state import Action, ActionKind, Street
+from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.search.combos import NUM_COMBOS, combos_holding
 from pokerai.search.showdown import river_strength
 from pokerai.search.subgame import Decision
@@ -127,6 +127,12 @@ SHOWN_REFERENCE = 0.579
 """The mean :func:`street_strength` of the blueprint's hands at its postflop bets and raises in the
 hands it showed down, in the games of :data:`AGGRESSION_REFERENCE`
 (:meth:`~pokerai.agents.opponent.Aggression.weakness`)."""
+OVERBET = RESPONSE_SIZES[2]
+"""A raise by more than this many times the pot (:func:`raise_fraction`) is an overbet, for
+:class:`~pokerai.agents.opponent.Aggression`. The shipped blueprint ``checkpoints/hunl_tiny``
+made none at its 9,215 postflop decisions where raising was legal in the games of
+:data:`AGGRESSION_REFERENCE` (its largest menu bet is below it, and its all-ins there were too), so
+the reference share of overbets is 0."""
 MAX_PATH_FLOOR = 0.9
 """The largest floor :class:`~pokerai.agents.opponent.Aggression` puts on a path action."""
 
@@ -137,18 +143,35 @@ class PathFloors:
 
     ``floors[context]`` is ``(passive, aggressive)``: the floor on a check, call or fold, and on a
     bet or raise, with ``context`` 0 when nothing was to call and 1 facing a bet or raise.
-    Hashable, so a solve can be cached on it.
+    ``overbets[context]`` is the floor on a raise of more than :data:`OVERBET` pots there, where it
+    is larger than the aggressive one. Hashable, so a solve can be cached on it.
     """
 
     floors: tuple[tuple[float, float], tuple[float, float]]
+    overbets: tuple[float, float] = (0.0, 0.0)
 
-    def floor(self, context: int, aggressive: bool) -> float:
-        """The floor on an action of the opponent: a raise when ``aggressive``, in ``context``."""
-        return self.floors[context][int(aggressive)]
+    def floor(self, context: int, aggressive: bool, overbet: bool = False) -> float:
+        """The floor on an action of the opponent: a raise when ``aggressive``, of more than
+        :data:`OVERBET` pots when also ``overbet``, in ``context``."""
+        floor = self.floors[context][int(aggressive)]
+        if aggressive and overbet:
+            floor = max(floor, self.overbets[context])
+        return floor
 
 
 DEFAULT_RESPONSE_PRIOR = 20.0
 """Observations at which the response model is trusted half (the weight is n / (n + prior))."""
+
+
+def raise_fraction(state: HUNLState, raise_to: int) -> float:
+    """The size of a raise to ``raise_to`` by the player to act in ``state``, in pots: the chips
+    it adds beyond a call over the pot after that call (a first bet over the pot; 1 for a pot-size
+    raise)."""
+    player = state.to_act
+    if player is None:
+        raise ValueError("no one is to act: the hand is over")
+    level = state.bets[1 - player]
+    return (raise_to - level) / (state.pot + state.call_amount)
 
 
 def size_bucket(fraction: float) -> int:
@@ -328,6 +351,7 @@ __all__ = [
     "DEFAULT_MIN_SHOWDOWNS",
     "DEFAULT_RESPONSE_PRIOR",
     "MAX_PATH_FLOOR",
+    "OVERBET",
     "RAISE_CONTEXT",
     "RESPONSE_SIZES",
     "SHOWN_REFERENCE",
@@ -338,6 +362,7 @@ __all__ = [
     "capped_beliefs",
     "opened_river_with_check",
     "opened_with_check",
+    "raise_fraction",
     "response_strategies",
     "size_bucket",
     "street_response_strategies",

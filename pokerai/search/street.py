@@ -82,7 +82,13 @@ from pokerai.search.beliefs import (
     threshold_probabilities,
 )
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
-from pokerai.search.responses import PathFloors, ResponseCounts, street_response_strategies
+from pokerai.search.responses import (
+    OVERBET,
+    PathFloors,
+    ResponseCounts,
+    raise_fraction,
+    street_response_strategies,
+)
 from pokerai.search.showdown import river_card_payoffs, river_pair_matrices
 from pokerai.search.subgame import (
     SHARES_NO_CARD,
@@ -1108,8 +1114,9 @@ def path_trembles(
     reaches the decision with at least ``floor`` times its reach at the street's start: the
     floor of :func:`opponent_range`, on the actions of the street being solved, whose
     probabilities otherwise come out of the solve. The floor is ``path_floor``, or where
-    larger the ``learnt`` one for the action's kind (a raise, or not) and context (nothing to
-    call, or a bet to call) on the flop, turn and river. An empty dict when every floor is 0.
+    larger the ``learnt`` one for the action's kind (a raise, or not; a raise of more than
+    :data:`~pokerai.search.responses.OVERBET` pots, or not) and context (nothing to call, or a
+    bet to call) on the flop, turn and river. An empty dict when every floor is 0.
     """
     if not 0.0 <= path_floor < 1.0:
         raise ValueError(f"path_floor {path_floor!r} must lie in [0, 1)")
@@ -1123,7 +1130,12 @@ def path_trembles(
         if learnt is not None and state.street != Street.PREFLOP:
             label = subgame.label[taken]
             aggressive = isinstance(label, Exact) or int(label) not in (FOLD_SLOT, CHECK_CALL_SLOT)
-            floor = max(floor, learnt.floor(int(state.call_amount > 0), aggressive))
+            overbet = False
+            if aggressive:
+                player = int(subgame.player[node])
+                after = tree.decision_states[int(taken)]
+                overbet = raise_fraction(state, after.bets[player]) > OVERBET
+            floor = max(floor, learnt.floor(int(state.call_amount > 0), aggressive, overbet))
         if not 0.0 <= floor < 1.0:
             raise ValueError(f"a path floor {floor!r} must lie in [0, 1)")
         if floor == 0.0:

@@ -27,12 +27,14 @@ from pokerai.search.responses import (
     AGGRESSION_REFERENCE,
     CAP_FLOOR,
     MAX_PATH_FLOOR,
+    OVERBET,
     RAISE_CONTEXT,
     RESPONSE_SIZES,
     SHOWN_REFERENCE,
     ResponseCounts,
     capped_beliefs,
     opened_river_with_check,
+    raise_fraction,
     response_strategies,
     size_bucket,
     street_strength,
@@ -462,6 +464,45 @@ def test_the_aggression_model_scores_the_hands_shown_after_bets_and_scales_the_f
         )
         passive = plain.path_floors().floor(1, aggressive=False)
         assert scaled.path_floors().floor(1, aggressive=False) == passive > 0
+
+
+def test_raise_fraction_sizes_bets_and_raises_over_the_pot_after_the_call(blueprint: Blueprint) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)  # the river, 200 in the pot, player 1 to act
+    assert raise_fraction(state, 200) == 1.0 and raise_fraction(state, 100) == 0.5
+    state.apply(Action(1, ActionKind.RAISE, 100))
+    # Facing 100 in a pot of 300: a pot-size raise calls 100 and adds the 400 then in the pot.
+    assert raise_fraction(state, 500) == 1.0
+    state.apply(Action(0, ActionKind.FOLD, 0))
+    with pytest.raises(ValueError, match="over"):
+        raise_fraction(state, 500)
+
+
+def test_the_aggression_model_counts_overbets_and_floors_them_only_when_asked(blueprint: Blueprint) -> None:
+    # Player 1 (the opponent) bets the flop 100 into 200 and the turn 5 pots (2,000 into 400),
+    # and the agent folds the turn.
+    hand = [(0, ActionKind.CALL, 50), (1, ActionKind.CHECK, 0), (1, ActionKind.RAISE, 100)]
+    hand += [(0, ActionKind.CALL, 100), (1, ActionKind.RAISE, 2000), (0, ActionKind.FOLD, 0)]
+    assert 2000 / 400 > OVERBET > 100 / 200
+    plain, sized = Aggression(prior=10), Aggression(prior=10, overbets=True)
+    for model in (plain, sized):
+        assert model.observe(_summary(hand, blueprint)) == 2
+        assert model.counts == [[0, 2], [0, 0]] and model.overbets == [1, 0]
+    assert plain.path_floors().overbets == (0.0, 0.0)
+    # Two decisions with nothing to call, one an overbet: w·o = 2/12 · 1/2.
+    assert sized.path_floors().overbets == (pytest.approx(2 / 12 * 0.5), 0.0)
+    assert sized.path_floors().floors == plain.path_floors().floors
+    sized.counts, sized.overbets = [[30, 50], [0, 0]], [40, 0]
+    floors = sized.path_floors()
+    aggressive = floors.floor(0, aggressive=True)
+    assert floors.floor(0, aggressive=True, overbet=True) == pytest.approx(80 / 90 * 0.5)
+    assert 0 < aggressive < 80 / 90 * 0.5
+    assert floors.floor(0, aggressive=False, overbet=True) == floors.floor(0, aggressive=False)
+    # With showdowns the floor on raises is scaled by the weakness of the hands shown; the one on
+    # overbets is not.
+    strong = Aggression(prior=10, showdowns=True, overbets=True)
+    strong.counts, strong.overbets, strong.shown = [[30, 50], [0, 0]], [40, 0], [0.9 * 100, 100]
+    assert strong.weakness() == 0.0 and strong.path_floors().floor(0, aggressive=True) == 0.0
+    assert strong.path_floors().floor(0, aggressive=True, overbet=True) == pytest.approx(80 / 90 * 0.5)
 
 
 def test_street_strength_ranks_made_hands_on_the_flop_and_turn_and_is_the_river_strength_on_the_river() -> (

@@ -149,6 +149,8 @@ def test_the_flat_keys_of_earlier_specs_set_the_same_search(
         # The options that do nothing without their model are errors.
         ({"cap_showdowns": "7"}, "cap_showdowns= needs check_cap=1"),
         ({"response_prior": "7"}, "response_prior= needs responses=1 or aggression=1"),
+        ({"pipeline": "street", "aggression_showdowns": "1"}, "aggression_showdowns= needs aggression=1"),
+        ({"pipeline": "street", "aggression_overbets": "1"}, "aggression_overbets= needs aggression=1"),
         # Two options for one key are ambiguous.
         (
             {"budget_ms": "50", "river.budget_ms": "60"},

@@ -158,6 +158,15 @@ def test_learnt_path_floors_act_by_the_kind_and_context_of_the_opponents_action(
     assert prepared(PathFloors(((0.0, 0.2), (0.0, 0.0))), path_floor=0.5)[1] >= 0.5 - 1e-12
     with pytest.raises(ValueError, match="path floor"):
         prepared(PathFloors(((0.0, 1.0), (0.0, 0.0))))
+    # The floor on overbets does not reach a bet of under a pot; on a bet of five pots it does.
+    overbets = PathFloors(((0.0, 0.0), (0.0, 0.0)), overbets=(0.4, 0.0))
+    assert prepared(overbets)[0] == 0
+    state = scripted(capped, CHECKED_DOWN)
+    state.apply(Action(1, ActionKind.RAISE, 1000))
+    own = public_beliefs(capped, state, threshold=0.3)[0]
+    opponent = opponent_range(capped, state, 1, floor=0.05)
+    count, overbet_share = prepared(overbets)
+    assert count == 1 and overbet_share >= 0.4 - 1e-12
 
 
 def test_a_second_fixed_strategy_mixes_over_the_first() -> None:

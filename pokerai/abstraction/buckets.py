@@ -5,6 +5,7 @@ in Extensive-Form Games", AAMAS 2013):
 
 * **preflop**: the 169 classes in ``num_buckets`` equal-mass bins of their exact equity
   against a random hand (mass = the class's 4, 6 or 12 hole combos); bucket 0 is weakest.
+  With 169 buckets the preflop is lossless: each class is its own bucket, numbered by equity.
 * **flop, turn**: each canonical hand's equity histogram over the run-outs to the river
   (:mod:`pokerai.abstraction.histograms`), clustered by weighted k-medians under Earth
   Mover's Distance (:mod:`pokerai.abstraction.clustering`) with k-means++ seeding and
@@ -64,6 +65,8 @@ from pokerai.config import config_to_dict, load_config
 FORMAT_NAME = "pokerai-card-abstraction"
 FORMAT_VERSION = 1
 _ASSIGN_CHUNK = 1 << 18
+PREFLOP_CLASSES = 169
+"""The preflop classes; a preflop street with this many buckets is lossless."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: called as a build advances through its phases."""
@@ -77,7 +80,10 @@ class AbstractionError(ValueError):
 class PercentileStreet:
     """A street bucketed by equal-mass bins of a scalar strength (preflop equity, river strength)."""
 
-    buckets: int = field(default=8, metadata={"min": 1, "max": 169, "help": "number of buckets"})
+    buckets: int = field(
+        default=8,
+        metadata={"min": 1, "max": 255, "help": "number of buckets (preflop at most 169: one per class)"},
+    )
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,12 @@ class AbstractionConfig:
     flop: ClusteredStreet = ClusteredStreet()
     turn: ClusteredStreet = ClusteredStreet()
     river: PercentileStreet | OchsStreet = PercentileStreet(8)
+
+    def __post_init__(self) -> None:
+        if self.preflop.buckets > PREFLOP_CLASSES:
+            raise ValueError(
+                f"preflop.buckets {self.preflop.buckets} exceeds the {PREFLOP_CLASSES} preflop classes"
+            )
 
     def street(self, street: int) -> PercentileStreet | ClusteredStreet | OchsStreet:
         return (self.preflop, self.flop, self.turn, self.river)[street]
@@ -452,9 +464,7 @@ def build_abstraction(
     timings["river_strength"] = time.perf_counter() - start
 
     phase = time.perf_counter()
-    preflop_table = percentile_buckets(
-        strength.preflop_equity, preflop_combos(), config.preflop.buckets
-    ).astype(np.uint8)
+    preflop_table = preflop_buckets(strength.preflop_equity, config.preflop.buckets)
     river_lookup: npt.NDArray[np.uint8] | None = None
     if isinstance(config.river, PercentileStreet):
         river_lookup = percentile_buckets(
@@ -509,6 +519,19 @@ def build_abstraction(
     if river_lookup is not None:
         metadata["river_strength_cutoffs"] = _cutoffs(river_lookup)
     return CardAbstraction(tuple(tables), metadata, centroids)
+
+
+def preflop_buckets(equity: npt.NDArray[np.float64], num_buckets: int) -> npt.NDArray[np.uint8]:
+    """The preflop table: each of the 169 classes' bucket, from its exact equity ``equity`` [169].
+
+    169 buckets are lossless: the class of rank ``r`` by equity (0 weakest, ties by class index)
+    is bucket ``r``. Fewer buckets are equal-mass bins of equity, a class weighing its combos.
+    """
+    if num_buckets == PREFLOP_CLASSES:
+        table = np.empty(PREFLOP_CLASSES, dtype=np.uint8)
+        table[np.argsort(equity, kind="stable")] = np.arange(PREFLOP_CLASSES, dtype=np.uint8)
+        return table
+    return percentile_buckets(equity, preflop_combos(), num_buckets).astype(np.uint8)
 
 
 def _cutoffs(lookup: npt.NDArray[np.uint8]) -> list[float]:

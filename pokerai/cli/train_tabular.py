@@ -21,7 +21,13 @@ from typing import Any
 from pokerai.cli.output import emit, progress_bar
 from pokerai.config import ConfigError, dump_config
 from pokerai.tabular.config import TabularConfig, load_tabular_config
-from pokerai.tabular.trainer import CHECKPOINT_NAME, TabularCheckpointError, TabularEvaluator, TabularTrainer
+from pokerai.tabular.trainer import (
+    CHECKPOINT_NAME,
+    TabularCheckpointError,
+    TabularEvaluator,
+    TabularTrainer,
+    run_size,
+)
 
 
 def tabular_evaluator(config: TabularConfig) -> TabularEvaluator | None:
@@ -65,6 +71,9 @@ def make_tabular_trainer(args: argparse.Namespace, usage_error: type[Exception])
 
     try:
         if args.resume:
+            resumed = Path(args.resume) / "config.yaml"
+            if resumed.is_file():
+                _say_size(load_tabular_config(resumed))
             trainer = TabularTrainer.resume(args.resume, progress=building)
             if args.iterations is not None:
                 trainer.with_iterations(args.iterations)
@@ -72,6 +81,7 @@ def make_tabular_trainer(args: argparse.Namespace, usage_error: type[Exception])
         config = load_tabular_config(args.config)
         if args.iterations is not None:
             config = load_tabular_config({**_as_dict(config), "iterations": args.iterations})
+        _say_size(config)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = Path(args.runs_dir) / f"{config.name}__mccfr__{config.seed}__{stamp}"
         trainer = TabularTrainer(config, run_dir, progress=building)
@@ -82,6 +92,20 @@ def make_tabular_trainer(args: argparse.Namespace, usage_error: type[Exception])
         raise usage_error(str(error)) from None
     except FileExistsError as error:
         raise usage_error(f"run folder {error.filename!r} already exists") from None
+
+
+def _say_size(config: TabularConfig) -> None:
+    """Print the tree's size and the tables' memory (:func:`run_size`) to stderr before a run starts."""
+    size = run_size(config)
+    streets = "/".join(str(size[f"decisions_{name}"]) for name in ("preflop", "flop", "turn", "river"))
+    print(
+        f"betting tree: {size['nodes']:,} nodes, decisions {streets} (preflop/flop/turn/river); "
+        f"{size['infosets']:,} information sets, {size['table_entries']:,} table entries\n"
+        f"memory: {size['table_bytes'] / 2**20:,.0f} MiB of regrets and strategy sums, "
+        f"{size['abstraction_bytes'] / 2**20:,.0f} MiB of bucket tables",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _as_dict(config: TabularConfig) -> dict[str, Any]:

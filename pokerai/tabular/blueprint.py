@@ -20,7 +20,11 @@ none of the node's actions is legal checks or calls.
 The folder. ``pokerai train`` writes ``blueprint/`` with ``config.yaml`` (the run's
 config, the card abstraction's inline) and ``strategy.npz`` (the normalised average
 strategy, float32, and a JSON record with the format, version, iteration and the table's
-SHA-256). The card abstraction is found in or built into the cache
+SHA-256). A shipped blueprint or a training snapshot stores it quantised instead
+(``quantised=True``): a bit per information set saying whether training reached it, and
+for the reached ones each probability in 8 bits, the row's 255ths summing to exactly 255
+(largest remainders), so an entry is within 1/255 of the full table; an unreached row
+plays uniformly, as in the full table. The card abstraction is found in or built into the cache
 (:func:`~pokerai.abstraction.cache.cached_abstraction`), unless the folder carries it as
 ``abstraction.npz`` (compressed; :meth:`TabularBlueprint.save` with ``abstraction=True``), as
 the shipped ``checkpoints/hunl_mccfr`` does, so that it plays at once on a fresh install.
@@ -57,6 +61,9 @@ ABSTRACTION_FILE = "abstraction.npz"
 CONFIG_FILE = "config.yaml"
 FORMAT_NAME = "pokerai-tabular-blueprint"
 FORMAT_VERSION = 1
+QUANTISED_VERSION = 2
+"""The format version of a quantised strategy file (module docstring)."""
+QUANTISATION_STEPS = 255
 
 
 class TabularBlueprintError(ValueError):
@@ -82,8 +89,48 @@ def normalised_strategy(
     return out.astype(np.float32)
 
 
+def infoset_rows(
+    tree: BettingTree, buckets: tuple[int, ...], offsets: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Each information set's first entry in a flat table and its number of actions: int64
+    ``[num_infosets]`` each, in table order (node by node, bucket by bucket)."""
+    decisions = tree.decisions
+    counts = np.asarray(buckets, dtype=np.int64)[tree.street[decisions]]
+    actions = tree.num_actions[decisions].astype(np.int64)
+    per_node = np.repeat(np.arange(decisions.size), counts)
+    within = np.arange(per_node.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    starts = offsets[decisions][per_node] + within * actions[per_node]
+    order = np.argsort(starts, kind="stable")
+    return starts[order], actions[per_node][order]
+
+
+def quantise(strategy: npt.NDArray[np.float32], widths: npt.NDArray[np.int64]) -> npt.NDArray[np.uint8]:
+    """Rows of ``strategy`` (consecutive, ``widths`` entries each) as 255ths summing to exactly 255 per
+    row (largest remainders): uint8 of the same length, each within 1/255 of the probability."""
+    scaled = np.asarray(strategy, dtype=np.float64) * QUANTISATION_STEPS
+    rows = np.repeat(np.arange(widths.size), widths)
+    ends = np.cumsum(widths)
+    row_sums = np.add.reduceat(scaled, ends - widths) if widths.size else np.zeros(0)
+    scaled *= np.repeat(QUANTISATION_STEPS / np.where(row_sums > 0, row_sums, 1.0), widths)
+    floors = np.floor(scaled)
+    remainders = scaled - floors
+    short = (
+        QUANTISATION_STEPS - np.add.reduceat(floors, ends - widths).astype(np.int64) if widths.size else ()
+    )
+    # Within each row, rank the entries by remainder (largest first) and round up the first ``short``.
+    order = np.lexsort((-remainders, rows))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size) - np.repeat(ends - widths, widths)
+    floors += rank < np.repeat(np.asarray(short, dtype=np.int64), widths)
+    return floors.astype(np.uint8)
+
+
 class TabularBlueprint:
-    """A playable tabular average strategy (module docstring)."""
+    """A playable tabular average strategy (module docstring).
+
+    ``reached``: bool ``[num_infosets]`` (table order, :func:`infoset_rows`), the information sets
+    training reached; None: all of them. A quantised file stores only the reached ones.
+    """
 
     kind = "mccfr"
 
@@ -94,6 +141,7 @@ class TabularBlueprint:
         abstraction: CardAbstraction,
         *,
         iteration: int = 0,
+        reached: npt.NDArray[np.bool_] | None = None,
     ) -> None:
         self.config = config
         self.game = config.hunl.game()
@@ -109,6 +157,8 @@ class TabularBlueprint:
         self.encoder = HUNLEncoder(self.game)
         self.num_slots = int(self.game.num_distinct_actions)
         self.iteration = iteration
+        self.counts = counts
+        self.reached = reached
 
     # ------------------------------------------------------------------ queries
 
@@ -164,23 +214,39 @@ class TabularBlueprint:
 
     # ------------------------------------------------------------------ files
 
-    def save(self, folder: str | os.PathLike[str], *, abstraction: bool = False) -> Path:
+    def save(
+        self, folder: str | os.PathLike[str], *, abstraction: bool = False, quantised: bool = False
+    ) -> Path:
         """Write ``config.yaml`` and ``strategy.npz`` into ``folder``, each atomically; returns ``folder``.
 
-        ``abstraction`` also writes the card abstraction, compressed, as ``abstraction.npz``.
+        ``abstraction`` also writes the card abstraction, compressed, as ``abstraction.npz``;
+        ``quantised`` stores the reached information sets in 8 bits, deflated (module docstring).
         """
         target = Path(folder)
         target.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "format": FORMAT_NAME,
-            "format_version": FORMAT_VERSION,
-            "kind": self.kind,
-            "iteration": self.iteration,
-            "sha256": _sha256(self.strategy),
-        }
+        meta: dict[str, Any] = {"format": FORMAT_NAME, "kind": self.kind, "iteration": self.iteration}
         text = dump_config(self.config).encode()
         write_atomically(target / CONFIG_FILE, lambda stream: stream.write(text))
-        save_arrays(target / STRATEGY_FILE, strategy=self.strategy, meta=np.array(json.dumps(meta)))
+        if quantised:
+            starts, widths = infoset_rows(self.tree, self.counts, self.offsets)
+            reached = self.reached if self.reached is not None else np.ones(starts.size, dtype=np.bool_)
+            entries = np.repeat(reached, widths)
+            values = quantise(self.strategy[entries], widths[reached])
+            bits = np.packbits(reached)
+            meta.update(
+                format_version=QUANTISED_VERSION, infosets=int(starts.size), sha256=_sha256(values),
+                reached_sha256=_sha256(bits),
+            )  # fmt: skip
+            save_arrays(
+                target / STRATEGY_FILE,
+                compressed=True,
+                quantised=values,
+                reached=bits,
+                meta=np.array(json.dumps(meta)),
+            )
+        else:
+            meta.update(format_version=FORMAT_VERSION, sha256=_sha256(self.strategy))
+            save_arrays(target / STRATEGY_FILE, strategy=self.strategy, meta=np.array(json.dumps(meta)))
         if abstraction:
             self.abstraction.save(target / ABSTRACTION_FILE, compressed=True)
         return target
@@ -202,33 +268,76 @@ class TabularBlueprint:
             raise TabularBlueprintError(f"tabular blueprint {config_file}: {error}") from None
         try:
             with np.load(strategy_file, allow_pickle=False) as archive:
-                strategy = np.asarray(archive["strategy"])
                 meta = json.loads(str(archive["meta"]))
+                arrays = {name: np.asarray(archive[name]) for name in archive.files if name != "meta"}
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, json.JSONDecodeError) as error:
             raise TabularBlueprintError(
                 f"{strategy_file}: the file is corrupt or truncated ({type(error).__name__}: {error})"
             ) from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
             raise TabularBlueprintError(f"{strategy_file} is not a pokerai tabular blueprint")
-        if meta.get("format_version") != FORMAT_VERSION:
+        version = meta.get("format_version")
+        if version not in (FORMAT_VERSION, QUANTISED_VERSION):
             raise TabularBlueprintError(
-                f"{strategy_file} has format version {meta.get('format_version')!r}; "
-                f"this pokerai reads {FORMAT_VERSION}"
+                f"{strategy_file} has format version {version!r}; "
+                f"this pokerai reads {FORMAT_VERSION} and {QUANTISED_VERSION}"
             )
-        if strategy.dtype != np.float32 or strategy.ndim != 1 or meta.get("sha256") != _sha256(strategy):
+        table = arrays.get("strategy" if version == FORMAT_VERSION else "quantised")
+        expected = np.float32 if version == FORMAT_VERSION else np.uint8
+        if (
+            table is None
+            or table.dtype != expected
+            or table.ndim != 1
+            or meta.get("sha256") != _sha256(table)
+        ):
             raise TabularBlueprintError(
                 f"{strategy_file}: the strategy does not match its checksum (corrupt file)"
             )
         abstraction = _carried_abstraction(source / ABSTRACTION_FILE, config)
         if abstraction is None:
             abstraction, _, _ = cached_abstraction(config.abstraction_config)
+        iteration = int(meta.get("iteration", 0))
         try:
-            return cls(config, strategy, abstraction, iteration=int(meta.get("iteration", 0)))
+            if version == FORMAT_VERSION:
+                return cls(config, table, abstraction, iteration=iteration)
+            return _dequantised(config, table, arrays.get("reached"), meta, abstraction, iteration)
         except ValueError as error:
             raise TabularBlueprintError(f"tabular blueprint {source}: {error}") from None
 
     def __repr__(self) -> str:
         return f"TabularBlueprint({self.config.name!r}, iteration={self.iteration})"
+
+
+def _dequantised(
+    config: TabularConfig,
+    values: npt.NDArray[np.uint8],
+    bits: npt.NDArray[np.uint8] | None,
+    meta: dict[str, Any],
+    abstraction: CardAbstraction,
+    iteration: int,
+) -> TabularBlueprint:
+    """The blueprint of a quantised strategy file's arrays (``ValueError`` when they do not fit)."""
+    game = config.hunl.game()
+    tree = hunl_betting_tree(game.config, game.bets)
+    counts = tuple(abstraction.num_buckets(street) for street in range(4))
+    offsets, size = tree.offsets(counts)
+    starts, widths = infoset_rows(tree, counts, offsets)
+    if bits is None or bits.dtype != np.uint8 or meta.get("reached_sha256") != _sha256(bits):
+        raise ValueError("the reached information sets do not match their checksum (corrupt file)")
+    if meta.get("infosets") != starts.size or bits.size != (starts.size + 7) // 8:
+        raise ValueError(
+            f"the strategy holds {meta.get('infosets')} information sets; this game needs {starts.size}"
+        )
+    reached = np.unpackbits(bits, count=starts.size).astype(np.bool_)
+    entries = np.repeat(reached, widths)
+    if int(entries.sum()) != values.size:
+        raise ValueError(
+            f"the strategy holds {values.size} probabilities; its reached rows need {int(entries.sum())}"
+        )
+    strategy = np.repeat((1.0 / widths).astype(np.float32), widths)
+    strategy[entries] = values.astype(np.float32) / QUANTISATION_STEPS
+    assert strategy.size == size
+    return TabularBlueprint(config, strategy, abstraction, iteration=iteration, reached=reached)
 
 
 def _carried_abstraction(file: Path, config: TabularConfig) -> CardAbstraction | None:
@@ -265,9 +374,11 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
         raise
 
 
-def save_arrays(path: Path, **arrays: Any) -> None:
-    """``numpy.savez`` of ``arrays`` to ``path``, atomically (:func:`write_atomically`)."""
-    write_atomically(path, lambda stream: np.savez(stream, **arrays))
+def save_arrays(path: Path, *, compressed: bool = False, **arrays: Any) -> None:
+    """``numpy.savez`` (``compressed``: ``savez_compressed``) of ``arrays`` to ``path``, atomically
+    (:func:`write_atomically`)."""
+    save = np.savez_compressed if compressed else np.savez
+    write_atomically(path, lambda stream: save(stream, **arrays))
 
 
 AnyBlueprint: TypeAlias = "Blueprint | TabularBlueprint"
@@ -280,8 +391,10 @@ __all__ = [
     "AnyBlueprint",
     "TabularBlueprint",
     "TabularBlueprintError",
+    "infoset_rows",
     "is_tabular_blueprint",
     "normalised_strategy",
+    "quantise",
     "save_arrays",
     "write_atomically",
 ]

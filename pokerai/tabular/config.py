@@ -74,6 +74,13 @@ class TabularConfig:
     checkpoint_minutes: float = field(
         default=10.0, metadata={"min": 0.0, "help": "also checkpoint when this long has passed (0: off)"}
     )
+    snapshot_every: int = field(
+        default=0,
+        metadata={
+            "min": 0,
+            "help": "iterations between quantised blueprint snapshots for a training curve (0: none)",
+        },
+    )
     seed: int = field(default=0, metadata={"min": 0})
 
     def settings(self) -> MCCFRSettings:

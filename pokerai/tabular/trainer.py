@@ -9,7 +9,9 @@ have (with ``threads: 1``; more threads race on the tables).
 
 The run folder holds ``config.yaml``, TensorBoard events, ``checkpoint.npz`` (written
 atomically: the tables, the iteration and a JSON record with the format, version and
-config) and, at the end, ``blueprint/`` (:mod:`pokerai.tabular.blueprint`).
+config), ``snapshots/<deals>/`` every ``snapshot_every`` deals (quantised blueprint folders that
+play as they are and that a training curve evaluates) and, at the end, ``blueprint/``
+(:mod:`pokerai.tabular.blueprint`).
 """
 
 from __future__ import annotations
@@ -25,16 +27,18 @@ import numpy.typing as npt
 
 from pokerai.abstraction.buckets import CardAbstraction, Progress
 from pokerai.abstraction.cache import cached_abstraction
-from pokerai.abstraction.isomorphism import BOARD_SIZES
+from pokerai.abstraction.isomorphism import BOARD_SIZES, street_indexer
 from pokerai.config import ConfigError, config_to_dict
 from pokerai.engine.evaluator import rank_hands
 from pokerai.interrupts import TrainingInterrupted, finish_iteration_on_interrupt
-from pokerai.tabular.blueprint import TabularBlueprint, normalised_strategy, save_arrays
+from pokerai.tabular.blueprint import TabularBlueprint, infoset_rows, normalised_strategy, save_arrays
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.mccfr import TabularMCCFR
 from pokerai.tabular.tree import hunl_betting_tree
 
 CHECKPOINT_NAME = "checkpoint.npz"
+SNAPSHOTS = "snapshots"
+"""The folder of a run's training snapshots."""
 CHECKPOINT_FORMAT = "pokerai-tabular-checkpoint"
 CHECKPOINT_VERSION = 1
 
@@ -68,6 +72,30 @@ def deal_buckets(
             rank_hands(np.concatenate([hole, cards[:, 4:9]], axis=1), validate=False).astype(np.int64)
         )
     return buckets, np.sign(ranks[0] - ranks[1]).astype(np.float64)
+
+
+def run_size(config: TabularConfig) -> dict[str, int]:
+    """What a run of ``config`` allocates, from its config alone (before any abstraction is built):
+    the betting tree's nodes and decisions per street, the information sets and table entries, and
+    the bytes of the two training tables and of the card abstraction's bucket tables."""
+    game = config.hunl.game()
+    tree = hunl_betting_tree(game.config, game.bets)
+    abstraction = config.abstraction_config
+    counts = tuple(abstraction.street(street).buckets for street in range(4))
+    _, entries = tree.offsets(counts)
+    decisions = tree.decisions
+    size = {
+        "nodes": tree.num_nodes,
+        **{
+            f"decisions_{name}": int(np.count_nonzero(tree.street[decisions] == street))
+            for street, name in enumerate(("preflop", "flop", "turn", "river"))
+        },
+        "infosets": int(np.asarray(counts, dtype=np.int64)[tree.street[decisions]].sum()),
+        "table_entries": int(entries),
+        "table_bytes": 2 * 4 * int(entries),  # regrets and strategy sums, float32
+        "abstraction_bytes": int(sum(street_indexer(street).size for street in range(4))),  # uint8 tables
+    }
+    return size
 
 
 class TabularTrainer:
@@ -161,6 +189,8 @@ class TabularTrainer:
                     log(now, scalars)
                 minutes = config.checkpoint_minutes
                 overdue = minutes > 0 and _clock() - saved_at >= 60 * minutes
+                if config.snapshot_every and _crossed(before, now, config.snapshot_every):
+                    self.snapshot()
                 if _crossed(before, now, config.checkpoint_every) or last or overdue or interrupt.requested:
                     self.save()
                     saved_iteration, saved_at = now, _clock()
@@ -170,8 +200,17 @@ class TabularTrainer:
 
     def blueprint(self) -> TabularBlueprint:
         """The average strategy so far, playable (a copy: training on leaves it as it is)."""
-        strategy = normalised_strategy(self.tree, self.buckets, self.solver.offsets, self.solver.strategy_sum)
-        return TabularBlueprint(self.config, strategy, self.abstraction, iteration=self.iteration)
+        sums = self.solver.strategy_sum
+        strategy = normalised_strategy(self.tree, self.buckets, self.solver.offsets, sums)
+        starts, _ = infoset_rows(self.tree, self.buckets, self.solver.offsets)
+        reached = np.add.reduceat(sums, starts) > 0 if starts.size else np.zeros(0, dtype=np.bool_)
+        return TabularBlueprint(
+            self.config, strategy, self.abstraction, iteration=self.iteration, reached=reached
+        )
+
+    def snapshot(self) -> Path:
+        """Write the average strategy so far, quantised, to ``snapshots/<deals>/``; returns the folder."""
+        return self.blueprint().save(self.run_dir / SNAPSHOTS / f"{self.iteration:012d}", quantised=True)
 
     def export(self, folder: str | Path | None = None) -> Path:
         """Write the blueprint folder (default ``run_dir/blueprint``); returns it."""
@@ -252,8 +291,10 @@ def _crossed(before: int, now: int, every: int) -> bool:
 
 __all__ = [
     "CHECKPOINT_NAME",
+    "SNAPSHOTS",
     "TabularCheckpointError",
     "TabularEvaluator",
     "TabularTrainer",
     "deal_buckets",
+    "run_size",
 ]

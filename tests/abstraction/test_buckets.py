@@ -201,3 +201,33 @@ def test_bad_config_keys_are_errors_naming_the_key(tmp_path: Path) -> None:
     path.write_text("turn:\n  buckets: 12\n  fit_samples: 5\n")
     with pytest.raises(ConfigError, match="fit_samples 5 is below the number of buckets 12"):
         load_abstraction_config(path)
+
+
+def test_169_preflop_buckets_are_lossless(river_strength_table: RiverStrength) -> None:
+    from pokerai.abstraction.buckets import preflop_buckets
+
+    table = preflop_buckets(river_strength_table.preflop_equity, 169)
+    assert sorted(table.tolist()) == list(range(169))  # each bucket holds exactly one class
+    order = np.argsort(river_strength_table.preflop_equity, kind="stable")
+    np.testing.assert_array_equal(table[order], np.arange(169))  # numbered by equity, 0 weakest
+    aces = street_indexer(0).index(np.array([parse_cards("AsAh"), parse_cards("AdAc")], dtype=np.uint8))
+    assert table[aces[0]] == table[aces[1]] == 168
+    suited = street_indexer(0).index(np.array([parse_cards("AsKs"), parse_cards("AsKh")], dtype=np.uint8))
+    assert table[suited[0]] != table[suited[1]]
+    with pytest.raises(ConfigError, match="exceeds the 169 preflop classes"):
+        load_abstraction_config({"preflop": {"buckets": 170}})
+
+
+TINY_TABLE_SHA256 = {
+    "preflop": "d38f7e76df6d3a6581eeb39c84575a01d638e17d4fb6440edaf999876be26c77",
+    "flop": "5196bfb7ab666e2ad68e06cc948f708eeafabb83e478c33974bc86f1b2793ba3",
+    "turn": "2818e8d4ada97126ee1d7616245440292412418beb86cd5ca8890d7f1859a486",
+    "river": "7b9e5b42872867b9a4970a3f0fa1f8779b5210af688afaa32e4af5b439614c3f",
+}
+"""The tables of configs/abstraction_tiny.yaml as built on the machine that pinned them (one numba
+thread); a build anywhere, with any thread count, must give the same bytes."""
+
+
+def test_two_machines_build_the_same_tables(tiny_abstraction: CardAbstraction) -> None:
+    built = {name: record["sha256"] for name, record in tiny_abstraction.metadata["streets"].items()}
+    assert built == TINY_TABLE_SHA256

@@ -68,7 +68,7 @@ def test_a_quantised_snapshot_plays_the_full_strategy_within_quantisation(
     assert loaded.iteration == 2_000
     np.testing.assert_array_equal(loaded.reached, full.reached)
     assert np.abs(loaded.strategy - full.strategy).max() <= 1.0 / QUANTISATION_STEPS + 1e-6
-    starts, widths = infoset_rows(full.tree, full.counts, full.offsets)
+    _, widths = infoset_rows(full.tree, full.counts, full.offsets)
     unreached = np.repeat(~full.reached, widths)
     np.testing.assert_allclose(loaded.strategy[unreached], np.repeat(1.0 / widths, widths)[unreached])
     # The full export is exact, and a quantised folder is smaller.

@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     "config": 0,
     "jit": 0,
     "interrupts": 0,
+    "shipped": 0,
     "engine": 0,
     "abstraction": 1,
     "games": 2,

@@ -72,6 +72,7 @@ from pokerai.search.allin import (
 )
 from pokerai.search.beliefs import state_record, threshold_probabilities
 from pokerai.search.combos import ALL_COMBOS, COMBO_INDEX, combo_index
+from pokerai.shipped import resolve_checkpoint
 from pokerai.tabular.blueprint import AnyBlueprint, TabularBlueprint, is_tabular_blueprint
 
 ALLIN_ANSWERS = ("policy", "solve")
@@ -485,7 +486,9 @@ def slot_range_policy(
 
 def load_blueprint(path: str | os.PathLike[str]) -> AnyBlueprint:
     """The blueprint at ``path``: a tabular MCCFR folder (it holds ``strategy.npz``) or a Deep CFR one
-    (``policy.npz`` or ``policy.pt``)."""
+    (``policy.npz`` or ``policy.pt``). A shipped ``checkpoints/<name>`` is found in the installed
+    package from any folder (:func:`~pokerai.shipped.resolve_checkpoint`)."""
+    path = resolve_checkpoint(path)
     if is_tabular_blueprint(path):
         return TabularBlueprint.load(path)
     return Blueprint.load(path)

@@ -51,7 +51,6 @@ from typing import Any, TextIO
 
 import numpy as np
 
-import pokerai
 from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.agents.spec import make_agent
 from pokerai.cli.arguments import count, seed
@@ -60,6 +59,7 @@ from pokerai.engine.evaluator import hand_category, rank_hand
 from pokerai.engine.history import STREET_NAMES, format_history, to_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 from pokerai.jit import compile_notice
+from pokerai.shipped import package_checkpoints
 
 USAGE_ERROR = 2
 SMALL_BLIND, BIG_BLIND = 50, 100
@@ -669,9 +669,8 @@ class PlaySession:
 
 
 def default_blueprint_candidates() -> list[Path]:
-    """Where the shipped blueprint may be: under the working directory, then the repository root."""
-    repository = Path(pokerai.__file__).resolve().parent.parent
-    return [Path.cwd() / DEFAULT_BLUEPRINT, repository / DEFAULT_BLUEPRINT]
+    """Where the shipped blueprint may be: under the working directory, then in the installed package."""
+    return [Path.cwd() / DEFAULT_BLUEPRINT, package_checkpoints().joinpath(*DEFAULT_BLUEPRINT.parts[1:])]
 
 
 def default_opponent_spec(candidates: list[Path] | None = None) -> str:

@@ -4,7 +4,8 @@ Every snapshot a run wrote (``runs/<run>/snapshots/<deals>/``, the config's ``sn
 is measured three ways, each on the same deals for every snapshot and every run:
 
 * **head to head** against a reference bot (by default the Deep CFR bot that shipped before the
-  tabular blueprint), ``--pairs`` duplicate pairs from ``--seed``, with AIVAT;
+  tabular blueprint), ``--pairs`` duplicate pairs from ``--seed``, plain and with AIVAT that
+  knows the snapshot's policy only (:class:`Opaque`);
 * **local best response** in Lisý & Bowling's menu (fold or call preflop; fold, call, pot or
   all-in on the flop, turn and river), ``--lbr-hands`` hands from ``--seed``, with AIVAT;
 * **the fold frequency** against LBR's pot-sized bets on each street, counted in the same LBR
@@ -16,7 +17,7 @@ measured again, so the script can be rerun as a run goes on), written as TensorB
 drawn, every run on the same axes, to ``--plot``.
 
     OMP_NUM_THREADS=1 python benchmarks/blueprint_curve.py runs/hunl_blueprint__mccfr__0__* \\
-        --pairs 500 --lbr-hands 500 --seed 424242 --plot docs/img/blueprint_curve.png
+        --pairs 2000 --lbr-hands 1000 --seed 424242 --plot docs/img/blueprint_curve.png
 
 ``--spec`` says how a snapshot is played (``{}`` stands for its folder).
 """
@@ -33,8 +34,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.agents.spec import make_agent
-from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
+from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.eval.aivat import AIVATConfig, hand_aivat
 from pokerai.eval.duplicate import AIVAT_STREAM, check_conservation, duplicate_match, mean_ci95
 from pokerai.eval.lbr import LBR_MENUS, LocalBestResponse, play_lbr_hand
@@ -78,9 +80,29 @@ def lbr_with_folds(target: Any, hands: int, seed: int) -> dict[str, Any]:
     return result
 
 
+class Opaque(Agent):
+    """``agent`` with its policy hidden, so that AIVAT uses only the other seat's (still unbiased). The
+    reference bot's all-in solve, asked for every hand at each of its decisions, would otherwise
+    cost seconds a hand."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+
+    def begin_hand(self, player: int, button: int) -> None:
+        self.agent.begin_hand(player, button)
+
+    def end_hand(self, summary: HandSummary) -> None:
+        self.agent.end_hand(summary)
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
+        return self.agent.act(observation, rng)
+
+
 def head_to_head(agent: Any, reference: Any, pairs: int, seed: int) -> dict[str, Any]:
-    """Duplicate pairs of ``agent`` against ``reference``: plain and AIVAT mbb/hand with 95% intervals."""
-    result = duplicate_match(agent, reference, pairs, seed=seed, aivat=True)
+    """Duplicate pairs of ``agent`` against ``reference``: plain and AIVAT mbb/hand with 95% intervals
+    (AIVAT knows ``agent``'s policy only)."""
+    result = duplicate_match(agent, Opaque(reference), pairs, seed=seed, aivat=True)
     scale = 1000.0 / result.big_blind / result.hands_per_pair
     out: dict[str, Any] = {"h2h": [result.estimate.mean, result.estimate.low, result.estimate.high]}
     if result.aivat_results is not None:
@@ -124,7 +146,7 @@ def measure_run(run: Path, args: argparse.Namespace, say: Callable[[str], None])
 
 def describe(name: str, row: dict[str, Any]) -> str:
     parts = [f"{name} {row['deals'] / 1e6:,.0f} M deals:"]
-    for key in ("h2h_aivat", "lbr_aivat"):
+    for key in ("h2h", "h2h_aivat", "lbr", "lbr_aivat"):
         if key in row:
             mean, low, high = row[key]
             parts.append(f"{key} {mean:+,.0f} [{low:+,.0f}, {high:+,.0f}]")
@@ -192,7 +214,7 @@ def main() -> None:
     parser.add_argument(
         "--pairs", type=int, default=500, help="duplicate pairs against --reference (0: none)"
     )
-    parser.add_argument("--lbr-hands", type=int, default=500, help="LBR hands (0: none)")
+    parser.add_argument("--lbr-hands", type=int, default=1000, help="LBR hands (0: none)")
     parser.add_argument("--seed", type=int, default=424242)
     parser.add_argument("--every", type=int, default=0, help="measure only snapshots at multiples of this")
     parser.add_argument("--spec", default="blueprint:{}", help="how a snapshot plays; {} is its folder")

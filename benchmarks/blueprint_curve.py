@@ -212,7 +212,7 @@ def main() -> None:
     )
     parser.add_argument("runs", nargs="+", type=Path, help="tabular run folders (with snapshots/)")
     parser.add_argument(
-        "--pairs", type=int, default=500, help="duplicate pairs against --reference (0: none)"
+        "--pairs", type=int, default=2000, help="duplicate pairs against --reference (0: none)"
     )
     parser.add_argument("--lbr-hands", type=int, default=1000, help="LBR hands (0: none)")
     parser.add_argument("--seed", type=int, default=424242)

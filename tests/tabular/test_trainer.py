@@ -25,7 +25,13 @@ from pokerai.eval.duplicate import duplicate_match
 from pokerai.interrupts import TrainingInterrupted
 from pokerai.tabular.blueprint import ABSTRACTION_FILE, STRATEGY_FILE, TabularBlueprint, TabularBlueprintError
 from pokerai.tabular.config import load_tabular_config
-from pokerai.tabular.trainer import CHECKPOINT_NAME, TabularCheckpointError, TabularTrainer, deal_buckets
+from pokerai.tabular.trainer import (
+    CHECKPOINT_NAME,
+    TabularCheckpointError,
+    TabularTrainer,
+    deal_buckets,
+    run_size,
+)
 from tests.deepcfr.fake_abstraction import FAKE_BUCKETS, FAKE_CONFIG, fake_abstraction
 
 MENU = {"pot_fractions": [1.0], "all_in": True, "all_in_max_pots": 2, "max_raises": 2}
@@ -173,7 +179,15 @@ def test_cli_trains_and_resumes(tmp_path: Path, fake_cache: Path, capsys: pytest
     config.write_text(yaml.safe_dump(run_config(iterations=2_000)))
     runs = tmp_path / "runs"
     assert main(["train", "--config", str(config), "--runs-dir", str(runs), "--json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    payload = json.loads(captured.out)
+    size = run_size(load_tabular_config(run_config()))
+    # The tree's size and the tables' memory are said before the run starts.
+    assert f"betting tree: {size['nodes']:,} nodes" in captured.err
+    assert (
+        f"{size['table_entries']:,} table entries" in captured.err and "MiB of bucket tables" in captured.err
+    )
+    assert size["table_bytes"] == 8 * size["table_entries"] and size["infosets"] < size["table_entries"]
     run = Path(payload["run_dir"])
     assert run.name.startswith("tabular_test__mccfr__0__")
     assert payload["iterations"] == 2_000 and (run / "blueprint" / STRATEGY_FILE).is_file()

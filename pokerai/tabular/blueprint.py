@@ -129,7 +129,8 @@ class TabularBlueprint:
     """A playable tabular average strategy (module docstring).
 
     ``reached``: bool ``[num_infosets]`` (table order, :func:`infoset_rows`), the information sets
-    training reached; None: all of them. A quantised file stores only the reached ones.
+    training reached; None: all of them. A quantised file stores only the reached ones. ``tree``:
+    the config's betting tree when the caller has built it already.
     """
 
     kind = "mccfr"
@@ -142,10 +143,11 @@ class TabularBlueprint:
         *,
         iteration: int = 0,
         reached: npt.NDArray[np.bool_] | None = None,
+        tree: BettingTree | None = None,
     ) -> None:
         self.config = config
         self.game = config.hunl.game()
-        self.tree = hunl_betting_tree(self.game.config, self.game.bets)
+        self.tree = tree if tree is not None else hunl_betting_tree(self.game.config, self.game.bets)
         counts = tuple(abstraction.num_buckets(street) for street in range(4))
         self.offsets, size = self.tree.offsets(counts)
         if strategy.shape != (size,):
@@ -337,7 +339,7 @@ def _dequantised(
     strategy = np.repeat((1.0 / widths).astype(np.float32), widths)
     strategy[entries] = values.astype(np.float32) / QUANTISATION_STEPS
     assert strategy.size == size
-    return TabularBlueprint(config, strategy, abstraction, iteration=iteration, reached=reached)
+    return TabularBlueprint(config, strategy, abstraction, iteration=iteration, reached=reached, tree=tree)
 
 
 def _carried_abstraction(file: Path, config: TabularConfig) -> CardAbstraction | None:

@@ -23,9 +23,9 @@ import torch
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
+from pokerai.engine.history import STREET_NAMES as STREETS
 from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.eval.lbr import LBRConfig, LocalBestResponse, play_lbr_hand
-from pokerai.search.config import STREETS
 
 
 def main() -> None:

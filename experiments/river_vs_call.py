@@ -33,7 +33,7 @@ from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 
 BLUEPRINT = "blueprint:{path}?threshold=0.3&allin=solve"
 SEARCH = (
-    "search:{path}?threshold=0.3&allin=solve&pipeline=street&opponent_threshold=0"
+    "search:{path}?threshold=0.3&allin=solve&flop.iterations=0&turn.iterations=0"
     "&river.iterations=1000&river.budget_ms=none&river.full_iterations=1000"
 )
 

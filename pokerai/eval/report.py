@@ -25,6 +25,7 @@ from pokerai.agents.spec import make_agent
 from pokerai.eval.aivat import AIVATSummary
 from pokerai.eval.duplicate import Estimate, duplicate_match, json_number, write_atomically
 from pokerai.eval.lbr import LBR_MENUS, exposes_probabilities, lbr_match
+from pokerai.search.config import STREETS, SearchConfig
 
 BASELINES: tuple[str, ...] = ("random", "call", "raise", "allin", "heuristic")
 """The baseline opponents of every report."""
@@ -169,16 +170,19 @@ class StrengthReport:
 
 
 def report_notes(agent: Agent) -> tuple[str, ...]:
-    """What a reader must know about how ``agent`` was measured (its search budget, if any)."""
-    budget = getattr(agent, "budget_ms", None)
-    if budget is not None and hasattr(agent, "iterations"):
+    """What a reader must know about how ``agent`` was measured (its search budgets, if any)."""
+    config = getattr(agent, "config", None)
+    if not isinstance(config, SearchConfig):
+        return ()
+    searched = [(name, search) for name in STREETS if (search := getattr(config, name)).iterations > 0]
+    timed = [f"{name} {search.budget_ms:g} ms" for name, search in searched if search.budget_ms is not None]
+    if timed:
         return (
-            f"The agent searches with a wall-clock budget ({budget:g} ms): its play depends on the "
-            "machine's speed and is not reproducible. Add budget_ms=none to fix an iteration budget.",
+            f"The agent searches with wall-clock budgets ({', '.join(timed)}): its play depends on the "
+            "machine's speed and is not reproducible. Set each searched street's budget_ms=none to fix "
+            "an iteration budget.",
         )
-    if hasattr(agent, "iterations"):
-        return (f"The agent searches with a fixed iteration budget ({agent.iterations}): reproducible.",)
-    return ()
+    return ("The agent searches with fixed iteration budgets: reproducible.",) if searched else ()
 
 
 def strength_report(

@@ -22,8 +22,9 @@ from typing import Any
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
+from pokerai.atomic import write_text_atomically
 from pokerai.eval.aivat import AIVATSummary
-from pokerai.eval.duplicate import Estimate, duplicate_match, json_number, write_atomically
+from pokerai.eval.duplicate import Estimate, duplicate_match, json_number
 from pokerai.eval.lbr import LBR_MENUS, exposes_probabilities, lbr_match
 from pokerai.search.config import STREETS, SearchConfig
 
@@ -161,8 +162,8 @@ class StrengthReport:
         target = Path(folder)
         target.mkdir(parents=True, exist_ok=True)
         paths = [target / "report.md", target / "report.json", target / "report.png"]
-        write_atomically(paths[0], self.to_markdown())
-        write_atomically(paths[1], json.dumps(self.to_json(), indent=2) + "\n")
+        write_text_atomically(paths[0], self.to_markdown())
+        write_text_atomically(paths[1], json.dumps(self.to_json(), indent=2) + "\n")
         temporary = target / ".report.tmp.png"
         self.plot(temporary)  # savefig picks the format from the suffix
         temporary.replace(paths[2])

@@ -66,6 +66,8 @@ MAX_LINE_CHARS = 4_000
 """The longest betting string or ACPC line accepted."""
 MAX_LOG_CHARS = 5_000_000
 """The longest hand log accepted."""
+EXAMPLE_SPOT = {"hole": "AhKh", "board": "Ks7d2c", "history": "r300c/"}
+"""The spot the page opens on: the big blind has called a raise to 300 with ace-king and flopped top pair."""
 ACTION_NAMES = ("fold", "check", "call", "bet", "raise", "allin")
 """How the analyzer names actions: a raise when nobody has bet on the street is a bet, and one
 that puts the whole stack in is an all-in."""
@@ -368,14 +370,17 @@ class Analyzer:
     :class:`BlueprintAgent` (the network, unsearched) and a :class:`SearchAgent` on it with the
     bot's threshold, all-in answer and sampling: a ``search:`` bot is its own search agent, a
     ``blueprint:`` bot its own network agent. A search the analyzer builds searches every postflop
-    street within ``search_budget_ms``. ``spec`` is kept as the user gave it. Raises
+    street within ``search_budget_ms``. ``name`` is how the page names the bot (default: ``spec``):
+    the spec as the user gave it, where ``spec`` may hold a path resolved from it. Raises
     ``ValueError`` for a bad spec.
     """
 
-    def __init__(self, spec: str, *, search_budget_ms: float = DEFAULT_SEARCH_BUDGET_MS) -> None:
+    def __init__(
+        self, spec: str, *, search_budget_ms: float = DEFAULT_SEARCH_BUDGET_MS, name: str | None = None
+    ) -> None:
         if not search_budget_ms > 0:
             raise ValueError(f"search budget {search_budget_ms!r} ms is not a positive number")
-        self.spec = spec
+        self.spec = spec.strip() if name is None else name
         self.bot = make_agent(spec)
         self.lock = threading.Lock()
         self.blueprint_agent: BlueprintAgent | None = None
@@ -412,9 +417,10 @@ class Analyzer:
     # ------------------------------------------------------------------ views
 
     def describe(self) -> dict[str, Any]:
-        """The bot and what the analyzer can show for it."""
+        """The bot, what the analyzer can show for it, and the spot the page opens on."""
         return {
             "bot": self.spec,
+            "example": EXAMPLE_SPOT,
             "blueprint": self.blueprint_agent is not None,
             "search": self.search_agent is not None,
             "search_budget_ms": (
@@ -774,6 +780,7 @@ __all__ = [
     "ACTION_NAMES",
     "DEFAULT_SEARCH_BUDGET_MS",
     "DEFAULT_STACK",
+    "EXAMPLE_SPOT",
     "Analyzer",
     "Frequencies",
     "LoggedHand",

@@ -21,7 +21,7 @@ from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.search.allin import load_solver_kernel
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, combos_holding
-from pokerai.web.analysis import ACTION_NAMES, Analyzer, cell_name
+from pokerai.web.analysis import ACTION_NAMES, EXAMPLE_SPOT, Analyzer, cell_name
 from pokerai.web.app import create_app
 
 SPOT = {"hole": "AhKh", "board": "Ks7d2c", "history": "r300c/"}
@@ -83,6 +83,17 @@ def test_a_known_spot_gives_the_blueprints_frequencies_and_the_spots_facts(
         for amount, p in zip(direct.amounts, direct.probabilities[:, 0], strict=True)
     ]
     assert 0.5 < answer["equity"]["equity"] < 1.0  # top pair, top kicker against a calling range
+
+
+def test_the_page_opens_on_an_example_spot_and_names_the_bot_as_given(client: TestClient) -> None:
+    described = get(client, "/api/bot")
+    assert described["bot"] == default_opponent_spec() and described["example"] == EXAMPLE_SPOT
+    example = get(client, "/api/spot", **described["example"])
+    assert example["street"] == "flop" and sum(a["probability"] for a in example["actions"]) == pytest.approx(
+        1.0
+    )
+    named = Analyzer("call", name="call as typed")
+    assert named.describe()["bot"] == "call as typed" and Analyzer(" call ").describe()["bot"] == "call"
 
 
 def test_facing_a_raise_gives_the_pot_odds_and_names_the_sizes(client: TestClient) -> None:

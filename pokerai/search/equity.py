@@ -42,6 +42,32 @@ def next_cards(board: Sequence[int], count: int, *parts: object) -> tuple[int, .
 
 
 @numba.njit(cache=True, nogil=True)
+def _add_signs(
+    row: npt.NDArray[np.int64],
+    valid: npt.NDArray[np.float64],
+    signs: npt.NDArray[np.floating],
+    counts: npt.NDArray[np.float64],
+) -> None:  # pragma: no cover - numba
+    """On one board (``row`` ``[H]``: each hand's rank, −1 where it holds a board card), add to
+    ``signs`` ``[H, H]`` sign(rank i − rank j) of every pair that ``valid`` lets meet, and 1 to
+    ``counts`` there."""
+    hands = row.shape[0]
+    for i in range(hands):
+        rank_i = row[i]
+        if rank_i < 0:
+            continue
+        for j in range(hands):
+            rank_j = row[j]
+            if rank_j < 0 or valid[i, j] == 0.0:
+                continue
+            counts[i, j] += 1.0
+            if rank_i > rank_j:
+                signs[i, j] += 1.0
+            elif rank_i < rank_j:
+                signs[i, j] -= 1.0
+
+
+@numba.njit(cache=True, nogil=True)
 def _sign_sums(
     ranks: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:  # pragma: no cover - numba
@@ -50,21 +76,9 @@ def _sign_sums(
     boards, hands = ranks.shape
     sums = np.zeros((hands, hands))
     counts = np.zeros((hands, hands))
+    anyone = np.ones((hands, hands))
     for board in range(boards):
-        row = ranks[board]
-        for i in range(hands):
-            rank_i = row[i]
-            if rank_i < 0:
-                continue
-            for j in range(hands):
-                rank_j = row[j]
-                if rank_j < 0:
-                    continue
-                counts[i, j] += 1.0
-                if rank_i > rank_j:
-                    sums[i, j] += 1.0
-                elif rank_i < rank_j:
-                    sums[i, j] -= 1.0
+        _add_signs(ranks[board], anyone, sums, counts)
     return sums, counts
 
 
@@ -76,20 +90,9 @@ def card_showdowns(
     showdown sign of each pair that shares no card (``valid``) and can meet the card; else 0."""
     cards, hands = ranks.shape
     result = np.zeros((cards, hands, hands), dtype=np.float32)
+    met = np.zeros((hands, hands))
     for card in range(cards):
-        row = ranks[card]
-        for i in range(hands):
-            rank_i = row[i]
-            if rank_i < 0:
-                continue
-            for j in range(hands):
-                rank_j = row[j]
-                if rank_j < 0 or valid[i, j] == 0.0:
-                    continue
-                if rank_i > rank_j:
-                    result[card, i, j] = 1.0
-                elif rank_i < rank_j:
-                    result[card, i, j] = -1.0
+        _add_signs(ranks[card], valid, result[card], met)
     return result
 
 

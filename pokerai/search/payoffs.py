@@ -14,6 +14,8 @@ of a state's street.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -75,23 +77,46 @@ class RiverPayoffs:
 
 
 class _RolloutStreet:
-    """A street whose depth-limited leaves are blueprint rollouts (:class:`RolloutLeaves`)."""
+    """A street whose depth-limited leaves are blueprint rollouts (:class:`RolloutLeaves`).
 
-    _leaves: RolloutLeaves
-    terminal = staticmethod(_terminal)
+    Keeps ``hands`` and their blocks of the street's valid-pair and all-in equity matrices
+    (:meth:`_tables`), and values its leaves over the next cards and check-down signs that
+    :meth:`_leaf_cards` gives for those hands' rows.
+    """
 
-    def _take_hands(
+    def __init__(
         self,
+        blueprint: AnyBlueprint,
+        board: tuple[int, ...],
         hands: npt.NDArray[np.int64],
-        all_hands: npt.NDArray[np.int64],
-        valid: npt.NDArray[np.float64],
-        equity: npt.NDArray[np.float64],
-    ) -> npt.NDArray[np.int64]:
-        """Keep ``hands`` and their blocks of the street's valid-pair and equity matrices; their rows."""
+        chooser: int,
+        settings: LeafSettings,
+        threshold: float,
+        key: object,
+    ) -> None:
+        all_hands, valid, equity = self._tables(board)
         rows, self.matrices = _select(hands, all_hands, valid, equity)
         self.hands = hands
         self.card_payoffs: CardPayoffs | None = _fold_structure(hands)
-        return rows
+        cards, showdown = self._leaf_cards(board, rows, settings, key)
+        self._leaves = RolloutLeaves(
+            blueprint, hands, self.matrices, cards, showdown, chooser, settings, threshold, (board, key)
+        )
+
+    terminal = staticmethod(_terminal)
+
+    @staticmethod
+    def _tables(
+        board: tuple[int, ...],
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The street's hands (all free of the board), valid-pair matrix and all-in equity matrix."""
+        raise NotImplementedError
+
+    def _leaf_cards(
+        self, board: tuple[int, ...], rows: npt.NDArray[np.int64], settings: LeafSettings, key: object
+    ) -> tuple[Sequence[int], npt.NDArray[np.float32]]:
+        """The next cards of the leaves' rollouts and the check-down sign per card, ``[K, H, H]``."""
+        raise NotImplementedError
 
     def leaf(self, state: HUNLState) -> Decision | Terminal:
         return self._leaves.leaf(state)
@@ -110,47 +135,39 @@ class _RolloutStreet:
 class TurnPayoffs(_RolloutStreet):
     """The turn: all-in equity over the river cards; leaves valued by river rollouts."""
 
-    def __init__(
-        self,
-        blueprint: AnyBlueprint,
+    @staticmethod
+    def _tables(
         board: tuple[int, ...],
-        hands: npt.NDArray[np.int64],
-        chooser: int,
-        settings: LeafSettings,
-        threshold: float,
-        key: object,
-    ) -> None:
-        all_hands, valid, equity, ranks = turn_street_matrices(board)
-        rows = self._take_hands(hands, all_hands, valid, equity)
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        all_hands, valid, equity, _ = turn_street_matrices(board)
+        return all_hands, valid, equity
+
+    def _leaf_cards(
+        self, board: tuple[int, ...], rows: npt.NDArray[np.int64], settings: LeafSettings, key: object
+    ) -> tuple[Sequence[int], npt.NDArray[np.float32]]:
+        ranks = turn_street_matrices(board)[3]
         cards = next_cards(board, settings.cards, key)
         card_ranks = np.ascontiguousarray(ranks[np.asarray(cards)][:, rows])  # [K, H], −1: holds the card
-        showdown = card_showdowns(card_ranks, self.matrices[VALID_MATRIX])
-        self._leaves = RolloutLeaves(
-            blueprint, hands, self.matrices, cards, showdown, chooser, settings, threshold, (board, key)
-        )
+        return cards, card_showdowns(card_ranks, self.matrices[VALID_MATRIX])
 
 
 class FlopPayoffs(_RolloutStreet):
     """The flop: all-in equity over sampled run-outs; leaves valued by turn rollouts ending in check-down."""
 
-    def __init__(
-        self,
-        blueprint: AnyBlueprint,
+    @staticmethod
+    def _tables(
         board: tuple[int, ...],
-        hands: npt.NDArray[np.int64],
-        chooser: int,
-        settings: LeafSettings,
-        threshold: float,
-        key: object,
-    ) -> None:
-        all_hands, valid, equity, turns, per_turn = flop_matrices(board)
-        rows = self._take_hands(hands, all_hands, valid, equity)
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        all_hands, valid, equity, _, _ = flop_matrices(board)
+        return all_hands, valid, equity
+
+    def _leaf_cards(
+        self, board: tuple[int, ...], rows: npt.NDArray[np.int64], settings: LeafSettings, key: object
+    ) -> tuple[Sequence[int], npt.NDArray[np.float32]]:
+        _, _, _, turns, per_turn = flop_matrices(board)
         count = min(settings.cards, len(per_turn))
         showdown = per_turn[:count][:, rows][:, :, rows] * self.matrices[VALID_MATRIX].astype(np.float32)
-        self._leaves = RolloutLeaves(
-            blueprint, hands, self.matrices, turns[:count], showdown, chooser, settings, threshold,
-            (board, key),
-        )  # fmt: skip
+        return turns[:count], showdown
 
 
 def make_payoffs(

@@ -17,7 +17,7 @@ The passes run fresh, cached, cached, fresh, so neither way always goes first, a
 the script checks that all give the same beliefs. Self-play meets the blueprint's
 own preflop sizes, often repeated; an opponent with off-menu sizes meets more
 distinct histories, so fewer hits. The river decisions come from
-seeded self-play of the blueprint (``bench_search_hunl.street_decisions``).
+seeded self-play of the blueprint (``spots.street_decisions``).
 
     OMP_NUM_THREADS=1 python benchmarks/bench_beliefs.py        # about 10 seconds
     OMP_NUM_THREADS=1 python benchmarks/bench_beliefs.py --decisions 200 --seed 3
@@ -35,7 +35,7 @@ from unittest import mock
 import numpy as np
 import numpy.typing as npt
 import torch
-from bench_search_hunl import street_decisions  # benchmarks/ is on the path of a script
+from spots import street_decisions  # benchmarks/ is on the path of a script
 
 from pokerai.agents.blueprint import replay_observation
 from pokerai.deepcfr.export import Blueprint

@@ -1,8 +1,8 @@
 """River CFR+ iteration speed: the card-removal sweep against dense payoff matrices, on the same subgames.
 
 The river spots are the first ``--decisions`` river decisions of seeded
-self-play of the blueprint (as ``bench_search_hunl.py`` collects them). At each
-spot the beliefs and the river tree are built as the search agent builds them
+self-play of the blueprint (``spots.street_decisions``). At each
+spot the beliefs at the river's start and the river's tree are built as the search agent builds them
 (``threshold`` and ``max_raises`` as for the agent), then the same subgame is
 solved for ``--iterations`` CFR+ iterations twice: with dense ``[H, H]`` matrix
 products for the fold and showdown payoffs (BLAS), and with
@@ -29,15 +29,16 @@ import time
 
 import numpy as np
 import torch
-from bench_search_hunl import street_decisions  # benchmarks/ is on the path of a script
+from spots import street_decisions  # benchmarks/ is on the path of a script
 
 from pokerai.agents.blueprint import replay_observation
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import HUNLState
 from pokerai.search.beliefs import public_beliefs
-from pokerai.search.river import build_river_subgame
+from pokerai.search.payoffs import RiverPayoffs
 from pokerai.search.showdown import river_card_payoffs
 from pokerai.search.subgame import Solution, Subgame, _reach, solve
+from pokerai.search.tree import build_street_tree, street_start
 
 
 def reach_weighted_gap(subgame: Subgame, dense: Solution, sweep: Solution) -> float:
@@ -78,10 +79,11 @@ def main() -> None:
     largest_weighted_gap = 0.0
     for index, observation in enumerate(observations):
         state: HUNLState = replay_observation(observation)
-        beliefs = public_beliefs(blueprint, state, threshold=args.threshold)
+        beliefs = public_beliefs(blueprint, street_start(state), threshold=args.threshold)
         support = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
-        river = build_river_subgame(
-            state, blueprint.game.bets, beliefs, max_raises=args.max_raises, hands=support
+        payoffs = RiverPayoffs(tuple(state.board), support)
+        river = build_street_tree(
+            state, blueprint.game.bets, payoffs, beliefs[:, support], max_raises=args.max_raises
         )
         structure = river_card_payoffs(state.board, river.hands)
         if index == 0:  # compile both kernels' paths before timing

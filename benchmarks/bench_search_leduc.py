@@ -5,8 +5,6 @@
     python benchmarks/bench_search_leduc.py --blueprints 10 30 --iterations 0 30 100
     python benchmarks/bench_search_leduc.py --blueprints 10 30 --deep-cfr 100 --iterations 100 \
         --settings safe_dl_blend --root decision round --floor 0 0.05   # round-start roots, floors
-    python benchmarks/bench_search_leduc.py --blueprints 10 30 --deep-cfr 100 --iterations 100 \
-        --settings safe_dl_blend unsafe_dl --root round --path-floor 0 0.1 0.3   # floors inside the round
 
 For each blueprint (tabular CFR+ after a few iterations: deliberately weak ones, and a
 near-equilibrium one) and each search setting, the search runs at every public decision state
@@ -18,9 +16,7 @@ round, and the blend's denominator (``full_iterations``): twice the iterations r
 default of ``LeducSearchConfig``: half search, half blueprint) or equal to them (pure search).
 ``--settings`` picks some of them by name. Each runs at every ``--root`` (the subgame rooted at
 the decision, or at the start of its round with the searcher's earlier decisions in the round
-frozen), every ``--floor`` (the least factor an opponent's action puts on its range) and, with
-the round root, every ``--path-floor`` (the least probability of the opponent's actions earlier
-in the round, taken with every card).
+frozen) and every ``--floor`` (the least factor an opponent's action puts on its range).
 """
 
 from __future__ import annotations
@@ -75,20 +71,19 @@ def evaluate(
     settings: list[str],
     roots: list[str],
     floors: list[float],
-    path_floors: list[float],
 ) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     base = float(exploitability(blueprint))
     print(f"\n{name}: exploitability {base:.4f}")
     print(
-        f"  {'setting':30s} {'root':>8s} {'floor':>6s} {'path':>6s} {'iterations':>10s}"
+        f"  {'setting':30s} {'root':>8s} {'floor':>6s} {'iterations':>10s}"
         f" {'exploitability':>15s} {'median ms':>10s} {'p95 ms':>8s}"
     )
     for setting in settings:
         label, safe, leaves, blend = SETTINGS[setting]
         for root in roots:
-            for floor, path_floor, count in itertools.product(floors, path_floors, iterations):
-                if count == 0 or (path_floor > 0 and root != "round"):
+            for floor, count in itertools.product(floors, iterations):
+                if count == 0:
                     continue
                 config = LeducSearchConfig(
                     iterations=count,
@@ -97,7 +92,6 @@ def evaluate(
                     safe=safe,
                     root=root,  # type: ignore[arg-type]
                     floor=floor,
-                    path_floor=path_floor,
                 )
                 search = LeducSearch(blueprint, config)
                 policy = search.policy()
@@ -109,7 +103,6 @@ def evaluate(
                     "setting": label,
                     "root": root,
                     "floor": floor,
-                    "path_floor": path_floor,
                     "iterations": count,
                     "exploitability": value,
                     "median_ms": float(np.median(times)),
@@ -117,7 +110,7 @@ def evaluate(
                 }
                 rows.append(row)
                 print(
-                    f"  {label:30s} {root:>8s} {floor:6.3f} {path_floor:6.3f} {count:10d} {value:15.4f}"
+                    f"  {label:30s} {root:>8s} {floor:6.3f} {count:10d} {value:15.4f}"
                     f" {row['median_ms']:10.1f} {row['p95_ms']:8.1f}",
                     flush=True,
                 )
@@ -140,18 +133,12 @@ def main() -> None:
                         help="where each subgame is rooted: the decision, or its round's start")  # fmt: skip
     parser.add_argument("--floor", type=float, nargs="+", default=[0.0],
                         help="least factor an opponent's action puts on its range, in [0, 1)")  # fmt: skip
-    parser.add_argument("--path-floor", type=float, nargs="+", default=[0.0],
-                        help="least probability of the opponent's earlier actions in the round "
-                             "(round root only)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args()
     for floor in args.floor:
         if not 0.0 <= floor < 1.0:
             parser.error(f"--floor {floor} is not in [0, 1)")
-    for floor in args.path_floor:
-        if not 0.0 <= floor < 1.0:
-            parser.error(f"--path-floor {floor} is not in [0, 1)")
-    grid = (args.iterations, args.settings, args.root, args.floor, args.path_floor)
+    grid = (args.iterations, args.settings, args.root, args.floor)
     rows: list[dict[str, object]] = []
     for count in args.blueprints:
         rows += evaluate(cfr_plus_blueprint(count), f"CFR+ {count} iterations", *grid)

@@ -4,8 +4,8 @@ Each agent plays ``--hands`` seeded hands against ``--opponent`` (hand ``i`` dea
 ``default_rng([seed, i])``, the agent on the button in even hands) and every decision of the
 agent is timed: ``agent.act(observation, rng)``, from the observation to the action, so the
 street pipeline's solves of its own earlier decisions are cached as they are in play. The
-street pipeline (``--spec``) is compared in the same run with the river search that
-``search:`` plays by default (``--peer``), on the same deals.
+search agent (``--spec``, by default ``search:`` with its defaults) is compared in the same run
+with the blueprint it searches from (``--peer``), on the same deals.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40
 
@@ -26,17 +26,13 @@ import torch
 
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.blueprint import BlueprintAgent
+from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
-from pokerai.agents.street import StreetSearchAgent
 from pokerai.engine.state import HUNLState, Street
 
-DEFAULT_SPEC = (
-    "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve&pipeline=street&opponent_threshold=0"
-    "&flop.iterations=1000&flop.budget_ms=900&turn.iterations=1000&turn.budget_ms=900"
-    "&river.budget_ms=75&river.full_iterations=40"
-)
-"""The street pipeline on the flop, turn and river with a budget per decision under the goals."""
-DEFAULT_PEER = "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
+DEFAULT_SPEC = "search:checkpoints/hunl_tiny"
+"""The search agent's defaults: the flop, turn and river searched with a budget per decision."""
+DEFAULT_PEER = "blueprint:checkpoints/hunl_tiny"
 
 
 def play(agent: BlueprintAgent, opponent: Agent, hands: int, seed: int) -> dict[int, list[float]]:
@@ -75,14 +71,14 @@ def main() -> None:
     )
     print("| agent | street | decisions | median ms | p95 ms | max ms | median iterations |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    for label, spec in (("street pipeline", args.spec), ("river search (peer)", args.peer)):
+    for label, spec in (("search", args.spec), ("peer", args.peer)):
         agent = make_agent(spec)
         if not isinstance(agent, BlueprintAgent):
             raise SystemExit(f"{spec} is not a blueprint or search agent")
         agent.warm_up()
         times = play(agent, make_agent(args.opponent), args.hands, args.seed)
         iterations: dict[int, list[int]] = defaultdict(list)
-        if isinstance(agent, StreetSearchAgent):
+        if isinstance(agent, SearchAgent):
             for stat in agent.stats:
                 iterations[stat.street].append(stat.iterations)
         for street in Street:

@@ -17,8 +17,6 @@ interval), and their paired difference from the first target's (negative: the
 target is less exploited by LBR than the first one), with the seconds each took. With
 ``--aivat`` each hand is also scored by AIVAT with the target's seat known, and the AIVAT
 estimates are paired the same way: most of the card luck of all-in pots is gone from them.
-With ``--learn`` each target's ``end_hand`` sees every hand, so its opponent models (``responses``,
-``aggression``) learn from LBR's play; without it they learn nothing and stay empty.
 """
 
 from __future__ import annotations
@@ -56,11 +54,6 @@ def main() -> None:
         action="store_true",
         help="also score every hand with AIVAT (the target's seat known) and pair those estimates",
     )
-    parser.add_argument(
-        "--learn",
-        action="store_true",
-        help="the targets learn from LBR's hands (end_hand), as against any other opponent",
-    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     config = LBRConfig(
@@ -71,7 +64,7 @@ def main() -> None:
     print(
         f"LBR, {args.hands} hands, seed {args.seed}, {args.workers} workers, "
         f"raises on {', '.join(args.raise_streets)}{'' if config.all_in else ', no all-in'}"
-        f"{', the targets learn from its hands' if args.learn else ''}\n"
+        "\n"
     )
     aivat_columns = " AIVAT, 95% CI | AIVAT minus the first, paired |" if args.aivat else ""
     header = "| target | LBR wins, mbb/hand, 95% CI | minus the first target, paired 95% CI |"
@@ -89,7 +82,6 @@ def main() -> None:
             workers=args.workers,
             name=spec,
             aivat=args.aivat,
-            learn=args.learn,
         )
         seconds = time.perf_counter() - started
         per_hand = result.exploiter_results.astype(np.float64) * (1000.0 / result.big_blind)

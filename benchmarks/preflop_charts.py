@@ -143,6 +143,7 @@ def main() -> None:
     agent = make_agent(args.spec)
     charts = {}
     for spot, state in spot_states(HUNLConfig()).items():
+        assert state.to_act is not None
         agent.begin_hand(state.to_act, state.button)
         charts[spot] = chart(agent, state)
         print("\n".join(describe(spot, charts[spot])))

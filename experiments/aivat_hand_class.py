@@ -1,11 +1,11 @@
 """Does the unknown player's preflop hand explain what AIVAT leaves against `heuristic`?
 
 Question: against `heuristic`, whose policy is not known, AIVAT removes about half of the
-duplicate estimate's variance (docs/RESULTS.md, "How much narrower"). The imaginary seat is the
-bot's, so the luck of `heuristic`'s cards stays. A control variate on its hole cards keeps the
-estimate unbiased for any function ``f`` of them: ``f(X) − E[f]``, where ``X`` is its hand and
-``E[f]`` the mean of ``f`` over all 1,326 hands (the deal is uniform). How much does the best such
-``f`` of the 169 preflop classes remove?
+duplicate estimate's variance (docs/RESULTS.md, "AIVAT: an unbiased, lower-variance estimate").
+The imaginary seat is the bot's, so the luck of `heuristic`'s cards stays. A control variate on
+its hole cards keeps the estimate unbiased for any function ``f`` of them: ``f(X) − E[f]``,
+where ``X`` is its hand and ``E[f]`` the mean of ``f`` over all 1,326 hands (the deal is
+uniform). How much does the best such ``f`` of the 169 preflop classes remove?
 Answer: docs/RESULTS.md, same section.
 
 ``f`` is each class's mean AIVAT result, shrunk towards the overall mean, fitted on nine tenths

@@ -1,10 +1,10 @@
 """Would a richer AIVAT value function narrow the interval against `heuristic`?
 
 Question: against `heuristic` AIVAT leaves about half of the duplicate estimate's variance
-(docs/RESULTS.md, "How much narrower"). Most of it sits in pots that `heuristic` builds to
-all-in with a medium hand against a strong one of the bot's. The shipped value function
-assumes the chips already in are all that is at stake. Does a value function that expects
-the pot to grow, the more the stronger the unknown player's hand, remove more?
+(docs/RESULTS.md, "AIVAT: an unbiased, lower-variance estimate"). Most of it sits in pots that
+`heuristic` builds to all-in with a medium hand against a strong one of the bot's. The shipped
+value function assumes the chips already in are all that is at stake. Does a value function that
+expects the pot to grow, the more the stronger the unknown player's hand, remove more?
 Answer: docs/RESULTS.md, same section.
 
 AIVAT stays unbiased for any value function, and its terms are linear in it. So each extra

@@ -1,8 +1,7 @@
 """Where an agent's big hands are won and lost: a tally of ACPC hand histories from ``pokerai eval --log``.
 
 Question: where does a blueprint lose its chips against ``heuristic``?
-Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "Where the first blueprint is exploitable" and
-"A short policy fit beats a long one" (the tally of a refit).
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "What did not make the first blueprint stronger".
 
 Each hand the agent won or lost by at least ``--min-bb`` big blinds is put in
 one group by its last raise: who made it (the agent or its opponent), on which

@@ -1,7 +1,7 @@
 """Mixtures of independent blueprints against one opponent, paired with a reference agent on the same deals.
 
 Question: does averaging independent blueprints' policies beat the runs alone?
-Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "Where the first blueprint is exploitable"
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "What did not make the first blueprint stronger"
 (mixtures) and "A short policy fit beats a long one".
 
 A mixture plays, at each decision, the mean of its blueprints' probabilities

@@ -1,8 +1,8 @@
 """Where LBR wins against a target: by the street a hand ends on and how it ends.
 
 Question: LBR in Lisý & Bowling's configuration still wins about 1,400–2,200 mbb/hand against
-the street pipeline (docs/RESULTS.md, "With a time budget, on fresh seeds"). Which of its lines
-win: bets the target folds to, or showdowns the target reaches with worse hands?
+the street pipeline (docs/RESULTS.md, "Search" > "Hold'em: search at every postflop
+street"). Which of its lines win: bets the target folds to, or showdowns the target reaches with worse hands?
 
 Plays the same hands as ``benchmarks/compare_lbr.py`` (hand ``i`` dealt from
 ``default_rng([seed, i])``, LBR raising pot or all-in on the flop, turn and river) and splits
@@ -23,9 +23,9 @@ import torch
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
+from pokerai.engine.history import STREET_NAMES as STREETS
 from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.eval.lbr import LBRConfig, LocalBestResponse, play_lbr_hand
-from pokerai.search.config import STREETS
 
 
 def main() -> None:

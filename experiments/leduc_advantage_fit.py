@@ -1,8 +1,7 @@
 """How far Deep CFR's advantage network is from the regrets its reservoir holds, on Leduc.
 
 Question: how far is the advantage network from the regrets its reservoir holds?
-Answer: docs/RESULTS.md, "Deep CFR on Leduc" > "What the advantage fit's error is made of" and
-"Why the fits train on the reservoir's groups".
+Answer: docs/RESULTS.md, "Deep CFR on Leduc" > "What the config does, and why".
 
     python experiments/leduc_advantage_fit.py --iterations 400        # about 3 minutes, 2 threads
 

@@ -1,7 +1,7 @@
 """Where Deep CFR's error on Leduc comes from: its sampling scheme with a perfect fit, tabular.
 
 Question: with a perfect fit, how much of Deep CFR's error on Leduc is its sampling scheme?
-Answer: docs/RESULTS.md, "Deep CFR on Leduc" > "Why chance is enumerated".
+Answer: docs/RESULTS.md, "Deep CFR on Leduc" > "What the config does, and why".
 
     python experiments/leduc_sampling_variance.py --variant sample --iterations 300 --traversals 100
     python experiments/leduc_sampling_variance.py --variant enumerate-chance --iterations 1000 --traversals 1

@@ -1,7 +1,7 @@
 """What a button open-shove earns against the blueprint's own big blind: a check of the preflop policy.
 
 Question: how far is the blueprint's preflop from a best response to itself?
-Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "Where the first blueprint is exploitable"
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "What did not make the first blueprint stronger"
 (its preflop against itself).
 
 For each named button hand, over every big-blind hand it does not block (1,225),

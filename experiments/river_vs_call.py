@@ -1,7 +1,7 @@
 """Where the river solve gives up value against `call`, decision by decision.
 
 Question: searched alone on the river, the street pipeline wins about 2,000 mbb/hand less than
-the blueprint against `call` (docs/RESULTS.md, "The pipeline's report against the blueprint's").
+the blueprint against `call` (docs/RESULTS.md, "Search" > "Hold'em: search at every postflop street").
 Both play the same hand to the river, so the loss is in the river decisions. Is it bets with
 losing hands (bluffs a caller pays off), or checks with winning hands (value not taken)?
 
@@ -33,7 +33,7 @@ from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 
 BLUEPRINT = "blueprint:{path}?threshold=0.3&allin=solve"
 SEARCH = (
-    "search:{path}?threshold=0.3&allin=solve&pipeline=street&opponent_threshold=0"
+    "search:{path}?threshold=0.3&allin=solve&flop.iterations=0&turn.iterations=0"
     "&river.iterations=1000&river.budget_ms=none&river.full_iterations=1000"
 )
 

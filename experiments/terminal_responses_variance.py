@@ -1,8 +1,7 @@
 """What ``terminal_responses: expected`` does to a traversal: the spread of its values and its cost.
 
 Question: how much variance does ``terminal_responses: expected`` remove from a traversal?
-Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "The first blueprint", the bullet on valuing the
-opponent's hand-ending replies exactly.
+Answer: docs/RESULTS.md, "Deep CFR on hold'em" > "What did not make the first blueprint stronger".
 
     OMP_NUM_THREADS=1 python experiments/terminal_responses_variance.py      # about 15 seconds
 

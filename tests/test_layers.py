@@ -1,8 +1,10 @@
-"""pokerai is layered (``docs/ARCHITECTURE.md``): a module imports only from its own layer or lower ones.
+"""pokerai is layered (``docs/ARCHITECTURE.md``): a module imports only from its own layer or lower ones,
+and no modules import each other in a cycle.
 
-The check reads every module's source with :mod:`ast` (nothing is imported), resolves absolute and
-relative imports of ``pokerai`` modules, and lists each one that reaches up to a higher layer.
-Imports inside functions count too: a lazy import is still a dependency.
+The checks read every module's source with :mod:`ast` (nothing is imported), resolve absolute and
+relative imports of ``pokerai`` modules, and list each one that reaches up to a higher layer, and
+each group of modules that import one another round a cycle. Imports inside functions (and under
+``TYPE_CHECKING``) count too: a lazy import is still a dependency.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "pokerai"
 
 LAYERS: dict[str, int] = {
+    "atomic": 0,
     "config": 0,
     "jit": 0,
     "interrupts": 0,
+    "rng": 0,
     "shipped": 0,
     "engine": 0,
     "abstraction": 1,
@@ -88,6 +92,115 @@ def upward_imports(root: Path) -> list[str]:
 
 def test_no_module_imports_from_a_higher_layer() -> None:
     assert upward_imports(PACKAGE) == []
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Each module of the package at ``root`` and the package modules it imports (itself left out).
+
+    A name imported from a module (``from pokerai.search.tree import Exact``) counts as an import of
+    that module; a package's ``__init__`` is left out of the graph, since importing any submodule runs
+    it (an edge to it would make every re-export a cycle).
+    """
+    files = {module_name(path, root): path for path in root.rglob("*.py")}
+    modules = {name for name, path in files.items() if path.name != "__init__.py"}
+
+    def module_of(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        path = files[name]
+        targets = {
+            module_of(imported) for _, imported in imports_of(path.read_text(encoding="utf-8"), name, False)
+        }
+        graph[name] = {target for target in targets if target is not None and target != name}
+    return graph
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Every group of two or more modules that import one another round a cycle (the strongly connected
+    components of :func:`import_graph`, by Tarjan's algorithm), each sorted."""
+    graph = import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(cycles)
+
+
+def test_no_modules_import_each_other_in_a_cycle() -> None:
+    assert import_cycles(PACKAGE) == []
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # Two modules, the cycle closed by an import inside a function.
+        (
+            {
+                "cli/a.py": "from pokerai.cli import b\n",
+                "cli/b.py": "def later():\n    from pokerai.cli.a import x\n",
+            },
+            [["pokerai.cli.a", "pokerai.cli.b"]],
+        ),
+        # Three modules round a cycle, one import relative and one only for type checking.
+        (
+            {
+                "search/a.py": "from .b import x\n",
+                "search/b.py": "import pokerai.search.c\n",
+                "search/c.py": "if TYPE_CHECKING:\n    from pokerai.search.a import y\n",
+            },
+            [["pokerai.search.a", "pokerai.search.b", "pokerai.search.c"]],
+        ),
+        # A chain, and a module importing its own package's __init__: no cycle.
+        (
+            {
+                "search/__init__.py": "from pokerai.search.a import x\n",
+                "search/a.py": "from pokerai.search import b\n",
+                "search/b.py": "import pokerai.engine\n",
+            },
+            [],
+        ),
+    ],
+)
+def test_an_import_cycle_is_found(tmp_path: Path, files: dict[str, str], expected: list[list[str]]) -> None:
+    root = tmp_path / "pokerai"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    for file, text in files.items():
+        target = root / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (target.parent / "__init__.py").touch()
+        target.write_text(text)
+    assert import_cycles(root) == expected
 
 
 def test_every_part_of_the_package_has_a_layer() -> None:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 import zipfile
 from collections.abc import Callable
@@ -60,6 +59,7 @@ from pokerai.abstraction.ochs import (
     ochs_river_table,
     opponent_clusters,
 )
+from pokerai.atomic import write_atomically
 from pokerai.config import config_to_dict, load_config
 
 FORMAT_NAME = "pokerai-card-abstraction"
@@ -231,17 +231,8 @@ class CardAbstraction:
         }
         arrays.update({f"centroids_{name}": value for name, value in self.centroids.items()})
         arrays["metadata"] = np.array(json.dumps(self.metadata, sort_keys=True))
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                (np.savez_compressed if compressed else np.savez)(stream, **arrays)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return target
+        save = np.savez_compressed if compressed else np.savez
+        return write_atomically(target, lambda stream: save(stream, **arrays))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, verify: bool = True) -> CardAbstraction:

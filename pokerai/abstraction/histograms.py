@@ -37,6 +37,7 @@ from numba import njit, prange
 
 from pokerai.abstraction.isomorphism import board_indexer, index_hand, street_indexer, unindex_hand
 from pokerai.engine.evaluator import tables
+from pokerai.rng import splitmix64
 
 STRENGTH_SCALE = 1980
 """River strength numerators run from 0 (loses to every hand) to 1980 (beats every hand)."""
@@ -244,15 +245,6 @@ def river_strength(progress: Callable[[int, int], None] | None = None) -> RiverS
     return RiverStrength(numerators, mass.sum(axis=0), preflop_equity)
 
 
-@njit(cache=True)
-def _splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
-    state = state + np.uint64(0x9E3779B97F4A7C15)
-    z = state
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return state, z ^ (z >> np.uint64(31))
-
-
 @njit(cache=True, parallel=True)
 def _histograms(
     indices: npt.NDArray[np.int64],
@@ -297,11 +289,11 @@ def _histograms(
         else:
             state = np.uint64(seed) * np.uint64(0x100000001B3) ^ np.uint64(indices[row])
             for _ in range(runouts):
-                state, draw = _splitmix64(state)
+                state, draw = splitmix64(state)
                 i = np.int64(draw % np.uint64(num_live))
                 river_hand[2 + board_size] = live[i]
                 if missing == 2:
-                    state, draw = _splitmix64(state)
+                    state, draw = splitmix64(state)
                     j = np.int64(draw % np.uint64(num_live - 1))
                     if j >= i:
                         j += 1

@@ -9,24 +9,19 @@ draw) takes none. Specs with a colon name an agent
 that loads a file: ``blueprint:PATH`` plays an exported blueprint, Deep CFR
 (a folder written by :func:`pokerai.deepcfr.export.export_policy`, or its
 ``policy.pt``) or tabular MCCFR (a folder with ``strategy.npz``), with options
-after a ``?``: ``blueprint:PATH?threshold=0.3`` drops actions the policy plays with probability below 0.3 and
-``blueprint:PATH?purify=1`` always plays the most likely action
-(:class:`~pokerai.agents.blueprint.BlueprintAgent`); ``allin=solve`` answers
-an all-in the menu does not have with a solved call-or-fold game
-(:mod:`pokerai.search.allin`; default ``policy``: the network). ``search:PATH`` plays the
-same blueprint with real-time search (:class:`~pokerai.agents.search.SearchAgent`),
-with the options ``threshold``, ``purify`` and ``allin`` as for ``blueprint:`` and the
-keys of its :class:`~pokerai.search.config.SearchConfig` (``configs/search_default.yaml``
-writes out their defaults), dotted below a street: ``river.budget_ms=M`` (milliseconds a
-river solve may take, default 65; ``none`` for no limit), ``river.iterations``,
-``river.full_iterations``, ``river.max_raises``, ``pipeline=street`` with
-``flop.iterations=N``, ``turn.iterations=N`` and ``preflop.iterations=N`` (the street
-pipeline, :class:`~pokerai.agents.street.StreetSearchAgent`, on those streets; default 0,
-off), ``safe=1`` (the safe re-solving gadget),
-``river_allin=1``, ``opponent_threshold=T``, ``check_cap=1``, ``responses=1`` and the
-rest that ``pokerai agents`` lists, e.g. ``search:PATH?river.budget_ms=300&threshold=0.3``.
-The flat keys of earlier specs still work (:data:`~pokerai.search.config.SPEC_ALIASES`):
-``iterations``, ``budget_ms``, ``full_iterations`` and ``max_raises`` (the river's).
+after a ``?``: ``threshold`` drops actions the policy plays with probability below it
+(default 0.3; 0 plays the network's probabilities as they are), ``purify=1`` always
+plays the most likely action (:class:`~pokerai.agents.blueprint.BlueprintAgent`), and
+``allin`` says how an all-in the menu does not have is answered: ``solve`` (the
+default) with a solved call-or-fold game (:mod:`pokerai.search.allin`), ``policy`` by
+the network. ``search:PATH`` plays the same blueprint with real-time search at every
+postflop street (:class:`~pokerai.agents.search.SearchAgent`), with the options
+``threshold``, ``purify`` and ``allin`` as for ``blueprint:`` and the keys of its
+:class:`~pokerai.search.config.SearchConfig` (``configs/search_default.yaml`` writes out
+their defaults), dotted below a street: ``river.budget_ms=M`` (milliseconds a river solve
+may take; ``none`` for no limit), ``turn.iterations=0`` (the blueprint plays the turn),
+``safe=1`` (the safe re-solving gadget) and the rest that ``pokerai agents`` lists, e.g.
+``search:PATH?river.budget_ms=300&threshold=0.3``.
 :func:`~pokerai.search.config.with_overrides` checks them all. An unknown or
 malformed option is a ``ValueError``. Anything else is a ``ValueError`` that
 names the spec and lists the valid ones.
@@ -89,16 +84,22 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
     :class:`~pokerai.search.config.SearchConfig`, each key's help from its field);
     ``tests/cli/test_startup.py`` holds the option keys equal to the ones :func:`make_agent` parses.
     """
-    from pokerai.search.config import SPEC_ALIASES, SearchConfig, config_field, config_keys, config_value
+    from pokerai.search.config import SearchConfig, config_field, config_keys, config_value
     from pokerai.search.config import spec_value as text
 
     defaults = SearchConfig()
     probability = "probability in (0, 1]"
     blueprint_options = (
-        SpecOption("threshold", "0", "drop actions the policy plays less often than this, then renormalise"),
+        SpecOption(
+            "threshold",
+            DEFAULT_THRESHOLD,
+            "drop actions the policy plays less often than this, then renormalise",
+        ),
         SpecOption("purify", "0", "1: always play the most likely action"),
         SpecOption(
-            "allin", "policy", "an all-in the menu lacks: 'policy' (the network) or 'solve' (a solved game)"
+            "allin",
+            DEFAULT_ALLIN,
+            "an all-in the menu lacks: 'solve' (a solved game) or 'policy' (the network)",
         ),
     )
     return (
@@ -125,18 +126,12 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
         ),
         SpecInfo(
             "search:PATH",
-            "the blueprint with real-time search: the river, and the flop and turn with pipeline=street",
+            "the blueprint with real-time search at every postflop street",
             (
                 *blueprint_options,
                 *(
                     SpecOption(key, text(config_value(defaults, key)), config_field(key)[1].metadata["help"])
                     for key in config_keys()
-                ),
-                *(
-                    SpecOption(
-                        key, text(config_value(defaults, alias.targets[0])), f"older key for {alias.help}"
-                    )
-                    for key, alias in SPEC_ALIASES.items()
                 ),
             ),
         ),
@@ -168,17 +163,21 @@ _OPTION_FACTORIES: dict[str, Callable[[str], Agent]] = {
 
 _BLUEPRINT_KEYS = frozenset({"threshold", "purify", "allin"})
 """The options of ``blueprint:`` specs, which ``search:`` specs take too."""
+DEFAULT_THRESHOLD = "0.3"
+"""The ``threshold`` of ``blueprint:`` and ``search:`` specs that give none."""
+DEFAULT_ALLIN = "solve"
+"""The ``allin`` of ``blueprint:`` and ``search:`` specs that give none."""
 
 
 def _blueprint_options(options: dict[str, str]) -> dict[str, Any]:
     """The blueprint agent's keywords (``sample``, ``threshold``, ``allin``) from a spec's options."""
     from pokerai.agents.blueprint import ALLIN_ANSWERS
 
-    threshold = _number(options.get("threshold", "0"), "threshold")
+    threshold = _number(options.get("threshold", DEFAULT_THRESHOLD), "threshold")
     purify = options.get("purify", "0")
     if purify not in ("0", "1"):
         raise ValueError(f"purify={purify!r} is not 0 or 1")
-    allin = options.get("allin", "policy")
+    allin = options.get("allin", DEFAULT_ALLIN)
     if allin not in ALLIN_ANSWERS:
         raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
     return {"sample": purify == "0", "threshold": threshold, "allin": allin}
@@ -194,15 +193,11 @@ def _blueprint(path: str) -> Agent:
 def _search(path: str) -> Agent:
     """A search agent: the blueprint agent's options, and the search's applied to its default config."""
     from pokerai.agents.search import load_search_agent
-    from pokerai.search.config import load_search_config, spec_keys, with_overrides
+    from pokerai.search.config import config_keys, load_search_config, with_overrides
 
-    path, options = _options(path, {*_BLUEPRINT_KEYS, *spec_keys()})
+    path, options = _options(path, {*_BLUEPRINT_KEYS, *config_keys()})
     search_options = {key: value for key, value in options.items() if key not in _BLUEPRINT_KEYS}
     config = with_overrides(load_search_config(), search_options)
-    if config.pipeline == "street":
-        from pokerai.agents.street import load_street_search_agent
-
-        return load_street_search_agent(path, config, **_blueprint_options(options))
     return load_search_agent(path, config, **_blueprint_options(options))
 
 

@@ -64,13 +64,16 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    from pokerai.cli.play import default_opponent_spec
+    from pokerai.cli.play import DEFAULT_BLUEPRINT, DEFAULT_OPTIONS, default_opponent_spec
     from pokerai.web.analysis import DEFAULT_SEARCH_BUDGET_MS, Analyzer
 
     try:
-        spec = args.bot if args.bot is not None else default_opponent_spec()
+        if args.bot is None:  # found at an absolute path; named as the user would write it
+            spec, name = default_opponent_spec(), f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}"
+        else:
+            spec = name = args.bot.strip()
         budget = args.search_ms if args.search_ms is not None else DEFAULT_SEARCH_BUDGET_MS
-        analyzer = Analyzer(spec, search_budget_ms=budget)
+        analyzer = Analyzer(spec, search_budget_ms=budget, name=name)
     except ValueError as error:
         print(f"pokerai analyze: error: --bot: {error}", file=sys.stderr)
         return USAGE_ERROR
@@ -87,7 +90,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"pokerai analyze: bot {spec}", flush=True)
+    print(f"pokerai analyze: bot {name}", flush=True)
     print(f"open http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
     server = uvicorn.Server(uvicorn.Config(create_app(analyzer, warm_up=True), log_level="warning"))
     try:

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
 from pokerai.cli.arguments import count, seed
-from pokerai.cli.output import emit, progress_bar
+from pokerai.cli.output import emit, progress_reporter
 from pokerai.eval.aivat import AIVATSummary
 from pokerai.eval.duplicate import DuplicateResult, Estimate, duplicate_match
 from pokerai.eval.lbr import LBR_MENUS, STREET_NAMES, LBRConfig, LBRResult, lbr_match
@@ -229,7 +229,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
-    progress = progress_bar(args.pairs, "pair")
+    progress = progress_reporter(args.pairs, "pair", "duplicate match")
     try:
         result = duplicate_match(
             agent_a,
@@ -238,7 +238,7 @@ def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> 
             seed=args.seed,
             workers=args.workers,
             log_path=args.log,
-            on_progress=progress.update_to if progress else None,
+            on_progress=progress.update_to,
             names=(args.a.strip(), args.b.strip()),
             swap_cards=args.swap_cards,
             aivat=False if args.no_aivat else None,
@@ -246,8 +246,7 @@ def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> 
     except OSError as error:
         raise EvalUsageError(f"cannot write the log {args.log!r}: {error.strerror or error}") from None
     finally:
-        if progress:
-            progress.close()
+        progress.close()
     emit(result.to_json(), format_duplicate(result, log=args.log), args.json)
     return 0
 
@@ -257,7 +256,7 @@ def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
         lbr_config = _lbr_config(args)
     except ValueError as error:
         raise EvalUsageError(str(error)) from None
-    progress = progress_bar(args.hands, "hand")
+    progress = progress_reporter(args.hands, "hand", "LBR")
     try:
         result = lbr_match(
             target,
@@ -265,7 +264,7 @@ def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
             seed=args.seed,
             lbr_config=lbr_config,
             workers=args.workers,
-            on_progress=progress.update_to if progress else None,
+            on_progress=progress.update_to,
             name=args.a.strip(),
             aivat=False if args.no_aivat else None,
         )
@@ -274,8 +273,7 @@ def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
             raise EvalUsageError(f"--a {args.a}: {error}") from None
         raise
     finally:
-        if progress:
-            progress.close()
+        progress.close()
     emit(result.to_json(), format_lbr(result), args.json)
     return 0
 

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from pokerai.cli.arguments import count, seed
-from pokerai.cli.output import progress_bar
+from pokerai.cli.output import progress_reporter
 from pokerai.eval.lbr import LBR_MENUS
 from pokerai.eval.report import BASELINES, PANEL, REPORT_LBR_MENUS, strength_report
 from pokerai.jit import compile_notice
@@ -104,8 +104,8 @@ def run_report(args: argparse.Namespace) -> int:
         print("pokerai report: error: --hands must be at least 2 (duplicate pairs)", file=sys.stderr)
         return USAGE_ERROR
     total_rows = len(args.opponents) + len(args.lbr_menus)
-    progress = progress_bar(
-        args.hands // 2 * 2 * len(args.opponents) + args.hands * len(args.lbr_menus), "hand"
+    progress = progress_reporter(
+        args.hands // 2 * 2 * len(args.opponents) + args.hands * len(args.lbr_menus), "hand", "report"
     )
     command = _command(args)
     try:
@@ -118,7 +118,7 @@ def run_report(args: argparse.Namespace) -> int:
                 opponents=args.opponents,
                 lbr_menus=args.lbr_menus,
                 command=command,
-                on_progress=progress.update_to if progress else None,
+                on_progress=progress.update_to,
             )
     except ValueError as error:
         print(f"pokerai report: error: {error}", file=sys.stderr)
@@ -127,8 +127,7 @@ def run_report(args: argparse.Namespace) -> int:
         print(f"pokerai report: error: --a {args.a}: {error.strerror or error}", file=sys.stderr)
         return USAGE_ERROR
     finally:
-        if progress:
-            progress.close()
+        progress.close()
     try:
         paths = report.write(args.out)
     except OSError as error:

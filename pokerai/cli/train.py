@@ -26,7 +26,6 @@ module does not import until a run starts (``pokerai --help`` stays light).
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import time
@@ -34,17 +33,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pokerai.cli.arguments import count
+from pokerai.cli.interrupt import INTERRUPTED, report_interrupt, write_now
 from pokerai.cli.output import emit, progress_bar
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, replace
-from pokerai.interrupts import TrainingInterrupted
 
 if TYPE_CHECKING:  # torch: imported when a run starts, after the check that it is installed
     from pokerai.deepcfr.trainer import DeepCFRTrainer, Evaluator
 
 USAGE_ERROR = 2
-INTERRUPTED = 130
-"""The exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 TRAINING_PACKAGES = (("torch", "PyTorch"), ("tensorboard", "TensorBoard"))
 """The modules a run needs beyond the base install (the ``train`` extra), with their names for people."""
 
@@ -248,7 +245,7 @@ def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
     def notice() -> None:
         # Called from the SIGINT handler, which may run inside a print to stderr: os.write does not
         # re-enter Python's buffered stream as a print would.
-        _write_now(
+        write_now(
             f"\nCtrl-C: finishing iteration {trainer.iteration}, then writing a checkpoint "
             "(Ctrl-C again to abort at once)\n"
         )
@@ -286,26 +283,3 @@ def _report_interrupt(trainer: DeepCFRTrainer, stop: KeyboardInterrupt) -> None:
     from pokerai.deepcfr.trainer import CHECKPOINT_NAME
 
     report_interrupt(trainer.run_dir / CHECKPOINT_NAME, trainer.iteration, stop)
-
-
-def report_interrupt(checkpoint: Path, iteration: int, stop: KeyboardInterrupt) -> None:
-    """Say on stderr how a run whose checkpoint file is ``checkpoint`` stopped at ``iteration``, and
-    how to resume it."""
-    resume = f"continue with: pokerai train --resume {checkpoint.parent}"
-    if isinstance(stop, TrainingInterrupted):
-        line = f"interrupted at iteration {stop.iteration}; checkpoint written; {resume}"
-    elif checkpoint.is_file():
-        line = f"aborted during iteration {iteration}; the last checkpoint is intact; {resume}"
-    else:
-        line = f"aborted during iteration {iteration}, before the first checkpoint"
-    print(line, file=sys.stderr)
-
-
-def _write_now(text: str) -> None:
-    """``text`` to stderr without Python's stream buffer (safe in a signal handler)."""
-    try:
-        descriptor = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # a stream without a file (captured in tests)
-        sys.stderr.write(text)
-        return
-    os.write(descriptor, text.encode())

@@ -118,7 +118,7 @@ def train_tabular(trainer: TabularTrainer, args: argparse.Namespace) -> int:
     """Run ``trainer`` to the end (or Ctrl-C), log to TensorBoard, export the blueprint; the exit status."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from pokerai.cli.train import INTERRUPTED, _write_now, report_interrupt
+    from pokerai.cli.interrupt import INTERRUPTED, report_interrupt, write_now
 
     where = trainer.abstraction_file
     if where is not None and not args.json:
@@ -143,7 +143,7 @@ def train_tabular(trainer: TabularTrainer, args: argparse.Namespace) -> int:
             bar.update_to(iteration)
 
     def notice() -> None:
-        _write_now(
+        write_now(
             "\nCtrl-C: finishing this batch, then writing a checkpoint (Ctrl-C again to abort at once)\n"
         )
 

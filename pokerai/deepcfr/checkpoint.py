@@ -27,18 +27,18 @@ with ``str`` keys at the top; below it, dicts (and ``OrderedDict``, as
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
 import os
-import tempfile
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, cast
 
 import numpy as np
+
+from pokerai.atomic import write_atomically
 
 if TYPE_CHECKING:
     import torch
@@ -72,11 +72,11 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
     """Write ``payload`` to ``path`` atomically and return the path written.
 
     The file is first written in full to a temporary file in the same folder,
-    flushed to disk (fsync), then renamed over ``path`` with ``os.replace``: a
-    crash at any moment leaves either the previous checkpoint or the new one,
-    never a mix. Missing parent folders are created. Raises ``TypeError`` (a bug
-    in the caller, not in a file) when the payload holds a value outside the
-    allowed types listed in the module docstring, naming where it is.
+    flushed to disk (fsync), then renamed over ``path``
+    (:func:`~pokerai.atomic.write_atomically`): a crash at any moment leaves either the
+    previous checkpoint or the new one, never a mix. Missing parent folders are created.
+    Raises ``TypeError`` (a bug in the caller, not in a file) when the payload holds a value
+    outside the allowed types listed in the module docstring, naming where it is.
 
     The body is streamed to the temporary file and hashed as it is written, so
     saving needs no second copy of the payload in memory: tensors are written
@@ -94,34 +94,25 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
         if not isinstance(key, str):
             raise TypeError(f"checkpoint payload keys at the top level must be strings, got {key!r}")
     _check_payload(dict(payload), "payload")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(_MAGIC)
-            file.write(b" " * (_HEADER_WIDTH - 1) + b"\n")  # filled in below
-            body = _HashingWriter(file)
-            torch.save(dict(payload), cast(IO[bytes], body))  # torch only calls write and flush
-            header = {
-                "body_bytes": body.size,
-                "format": FORMAT,
-                "format_version": FORMAT_VERSION,
-                "sha256": body.hash.hexdigest(),
-            }
-            text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("ascii")
-            if len(text) >= _HEADER_WIDTH:  # it would overwrite the body: a bug here, not in the payload
-                raise RuntimeError(f"a checkpoint header of {len(text)} bytes exceeds {_HEADER_WIDTH - 1}")
-            file.seek(len(_MAGIC))
-            file.write(text.ljust(_HEADER_WIDTH - 1) + b"\n")
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary_name, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary_name)
-        raise
-    _sync_folder(target.parent)
-    return target
+
+    def write(file: BinaryIO) -> None:
+        file.write(_MAGIC)
+        file.write(b" " * (_HEADER_WIDTH - 1) + b"\n")  # filled in below
+        body = _HashingWriter(file)
+        torch.save(dict(payload), cast(IO[bytes], body))  # torch only calls write and flush
+        header = {
+            "body_bytes": body.size,
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "sha256": body.hash.hexdigest(),
+        }
+        text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("ascii")
+        if len(text) >= _HEADER_WIDTH:  # it would overwrite the body: a bug here, not in the payload
+            raise RuntimeError(f"a checkpoint header of {len(text)} bytes exceeds {_HEADER_WIDTH - 1}")
+        file.seek(len(_MAGIC))
+        file.write(text.ljust(_HEADER_WIDTH - 1) + b"\n")
+
+    return write_atomically(target, write)
 
 
 class _HashingWriter:
@@ -141,17 +132,6 @@ class _HashingWriter:
 
     def flush(self) -> None:
         self.file.flush()
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable; POSIX only (Windows cannot open a folder for fsync)."""
-    if os.name != "posix":
-        return
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _check_payload(value: object, where: str) -> None:

@@ -46,7 +46,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.isomorphism import STREETS
+from pokerai.atomic import write_atomically
 from pokerai.config import ConfigError, config_to_dict, dump_config
 from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, make_game, make_run_encoder
@@ -143,24 +143,13 @@ def _cpu_state_dict(network: Any) -> dict[str, Any]:
 
 
 def _save_numpy_policy(path: Path, payload: Mapping[str, Any]) -> Path:
-    """Write a ``policy.npz`` (module docstring) atomically: a temporary file, fsync, then a rename."""
+    """Write a ``policy.npz`` (module docstring) atomically (:func:`~pokerai.atomic.write_atomically`)."""
     meta = {key: value for key, value in payload.items() if key != "networks"}
     arrays: dict[str, npt.NDArray[Any]] = {"meta": np.array(json.dumps(meta, sort_keys=True))}
     for name in POLICY_NAMES:
         for key, value in payload["networks"][name].items():
             arrays[f"{name}/{key}"] = np.asarray(value, dtype=np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)  # type: ignore[arg-type]
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, lambda stream: np.savez(stream, **arrays))  # type: ignore[arg-type]
     size = path.stat().st_size
     assert size <= MAX_BLUEPRINT_BYTES, f"blueprint {path} is {size} bytes, over {MAX_BLUEPRINT_BYTES}"
     return path

@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.games.protocol import CHANCE, TERMINAL
+from pokerai.rng import splitmix64
 
 StrategyFunction = Callable[[int, npt.NDArray[Any], npt.NDArray[np.bool_]], npt.NDArray[np.float64]]
 """``strategy_fn(player, records [N] (record dtype), masks bool [N, S]) -> probabilities [N, S]``."""
@@ -99,11 +100,8 @@ _MASK64 = (1 << 64) - 1
 
 
 def _mix(value: int) -> int:
-    """SplitMix64's finaliser: a well-mixed 64-bit integer from any integer."""
-    z = (value + 0x9E3779B97F4A7C15) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
+    """One SplitMix64 step from the state ``value`` (any integer, taken modulo 2**64): its output."""
+    return int(splitmix64(np.uint64(value & _MASK64))[1])
 
 
 def _uniform(key: int) -> float:

@@ -53,18 +53,17 @@ import importlib
 import math
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from pokerai.agents.base import Agent, HandSummary, Observation
+from pokerai.atomic import write_text_atomically
 from pokerai.engine.history import to_acpc
 from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.eval.aivat import AIVATConfig, AIVATSummary, hand_aivat, knows_policy, variance_reduction
@@ -301,28 +300,6 @@ def run_chunks(
     return ordered
 
 
-def _umask() -> int:
-    """The process's file-creation mask (read by setting it, then restored)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def write_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a plain file is not
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 # ---------------------------------------------------------------------- the match
 
 
@@ -479,7 +456,7 @@ def duplicate_match(
     seconds = time.perf_counter() - started
     results = np.concatenate([chunk.a_results for chunk in chunks])
     if log_path is not None:
-        write_atomically(log_path, "".join(line + "\n" for chunk in chunks for line in chunk.log_lines))
+        write_text_atomically(log_path, "".join(line + "\n" for chunk in chunks for line in chunk.log_lines))
     name_a, name_b = names if names is not None else (agent_a.name, agent_b.name)
     aivat_results = (
         np.concatenate([chunk.aivat_results for chunk in chunks if chunk.aivat_results is not None])
@@ -510,5 +487,4 @@ __all__ = [
     "mean_ci95",
     "play_hand",
     "run_chunks",
-    "write_atomically",
 ]

@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.agents.base import Agent, HandSummary, Observation
+from pokerai.agents.base import Agent, Observation
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
@@ -423,7 +423,6 @@ def _play_lbr_hands(
     start: int,
     stop: int,
     aivat: AIVATConfig | None = None,
-    learn: bool = False,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64] | None, float]:
     exploiter = LocalBestResponse(target, lbr_config)
     results = np.zeros(stop - start, dtype=np.int64)
@@ -437,8 +436,6 @@ def _play_lbr_hands(
             aivat_rng = np.random.default_rng([seed, hand, AIVAT_STREAM])
             aivat_results[row] = hand_aivat(state, me, agents, aivat_rng, aivat)
             aivat_seconds += time.perf_counter() - started
-        if learn:  # after AIVAT, which scores the policies the hand was played with
-            target.end_hand(HandSummary.from_state(state, 1 - me))
     return results, aivat_results, aivat_seconds
 
 
@@ -453,7 +450,6 @@ def lbr_match(
     on_progress: Callable[[int], None] | None = None,
     name: str | None = None,
     aivat: AIVATConfig | bool | None = False,
-    learn: bool = False,
 ) -> LBRResult:
     """Play ``hands`` hands of LBR against ``target`` and score LBR in mbb/hand with a 95% interval.
 
@@ -462,10 +458,7 @@ def lbr_match(
     does not depend on ``workers``. A target without ``action_probability`` is a ``ValueError``.
     ``aivat`` (an :class:`~pokerai.eval.aivat.AIVATConfig`, or True for the default one) also
     scores every hand with AIVAT, the target's seat known; None does so when the target
-    implements ``range_policy``; False, the default, does not. With ``learn`` the target's
-    ``end_hand`` sees each hand as it ended, so a target with opponent models learns from LBR's
-    play while LBR answers whatever the target plays at the time (with ``workers`` > 1 each
-    worker's copy learns from the hands it plays); without it the target learns nothing.
+    implements ``range_policy``; False, the default, does not.
     """
     if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands <= 0:
         raise ValueError(f"the number of hands must be a positive whole number, got {hands!r}")
@@ -486,7 +479,7 @@ def lbr_match(
         (target, lbr_config),
         int(hands),
         (config, int(seed)),
-        (aivat_config, bool(learn)),
+        (aivat_config,),
         workers=int(workers),
         on_progress=on_progress,
         chunk_size=max(1, min(50, math.ceil(int(hands) / (int(workers) * 8)))),

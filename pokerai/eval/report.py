@@ -22,9 +22,11 @@ from typing import Any
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
+from pokerai.atomic import write_text_atomically
 from pokerai.eval.aivat import AIVATSummary
-from pokerai.eval.duplicate import Estimate, duplicate_match, json_number, write_atomically
+from pokerai.eval.duplicate import Estimate, duplicate_match, json_number
 from pokerai.eval.lbr import LBR_MENUS, exposes_probabilities, lbr_match
+from pokerai.search.config import STREETS, SearchConfig
 
 BASELINES: tuple[str, ...] = ("random", "call", "raise", "allin", "heuristic")
 """The baseline opponents of every report."""
@@ -160,8 +162,8 @@ class StrengthReport:
         target = Path(folder)
         target.mkdir(parents=True, exist_ok=True)
         paths = [target / "report.md", target / "report.json", target / "report.png"]
-        write_atomically(paths[0], self.to_markdown())
-        write_atomically(paths[1], json.dumps(self.to_json(), indent=2) + "\n")
+        write_text_atomically(paths[0], self.to_markdown())
+        write_text_atomically(paths[1], json.dumps(self.to_json(), indent=2) + "\n")
         temporary = target / ".report.tmp.png"
         self.plot(temporary)  # savefig picks the format from the suffix
         temporary.replace(paths[2])
@@ -169,16 +171,19 @@ class StrengthReport:
 
 
 def report_notes(agent: Agent) -> tuple[str, ...]:
-    """What a reader must know about how ``agent`` was measured (its search budget, if any)."""
-    budget = getattr(agent, "budget_ms", None)
-    if budget is not None and hasattr(agent, "iterations"):
+    """What a reader must know about how ``agent`` was measured (its search budgets, if any)."""
+    config = getattr(agent, "config", None)
+    if not isinstance(config, SearchConfig):
+        return ()
+    searched = [(name, search) for name in STREETS if (search := getattr(config, name)).iterations > 0]
+    timed = [f"{name} {search.budget_ms:g} ms" for name, search in searched if search.budget_ms is not None]
+    if timed:
         return (
-            f"The agent searches with a wall-clock budget ({budget:g} ms): its play depends on the "
-            "machine's speed and is not reproducible. Add budget_ms=none to fix an iteration budget.",
+            f"The agent searches with wall-clock budgets ({', '.join(timed)}): its play depends on the "
+            "machine's speed and is not reproducible. Set each searched street's budget_ms=none to fix "
+            "an iteration budget.",
         )
-    if hasattr(agent, "iterations"):
-        return (f"The agent searches with a fixed iteration budget ({agent.iterations}): reproducible.",)
-    return ()
+    return ("The agent searches with fixed iteration budgets: reproducible.",) if searched else ()
 
 
 def strength_report(

@@ -59,9 +59,9 @@ from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
+from pokerai.search.equity import turn_street_matrices
 from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, _pair_scores, preflop_equity_matrix
 from pokerai.search.showdown import river_matrices
-from pokerai.search.street import turn_street_matrices
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
 from pokerai.tabular.blueprint import AnyBlueprint
 

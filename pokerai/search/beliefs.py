@@ -13,6 +13,8 @@ sum over the translated slots of weight × blueprint probability. The probabilit
 the *thresholded* ones the blueprint agent plays (:func:`threshold_probabilities`), so a
 hand that would never take an action gets belief 0. (``opponent_threshold`` sets another
 threshold for the opponent's actions: 0 keeps every hand the network plays that way.)
+:func:`opponent_range` is the opponent's range at a street's start, each of its actions'
+probabilities floored, as the street search takes it.
 
 :func:`state_record` is the network's input record at an engine state, as the blueprint
 agent builds it.
@@ -244,10 +246,54 @@ def public_beliefs(
     return result
 
 
+def opponent_range(
+    blueprint: AnyBlueprint,
+    state: HUNLState,
+    opponent: int,
+    *,
+    threshold: float = 0.0,
+    floor: float = 0.0,
+    until: int | None = None,
+) -> npt.NDArray[np.float64]:
+    """The range of ``opponent`` at ``state``'s street start: float64 ``[1326]`` summing to 1.
+
+    Bayes' rule from the blueprint over the opponent's actions before the street (or before
+    history index ``until``): each multiplies the range by ``floor + (1 − floor)·p``, ``p`` the
+    blueprint's probability of the action (thresholded at ``threshold``) holding each
+    combination. An off-menu raise counts through its translation. With ``floor`` 0 an action
+    no hand in the range would take leaves the range as it was (never empty). Combinations
+    that hold a board card get 0.
+    """
+    if not 0.0 <= floor < 1.0:
+        raise ValueError(f"floor {floor!r} must lie in [0, 1)")
+    end = state.street_starts[state.street] if until is None else until
+    abstraction: BetAbstraction = blueprint.game.bets
+    live = np.flatnonzero(~combos_holding(state.board))
+    weights = np.zeros(NUM_COMBOS)
+    weights[live] = 1.0
+    replay = HUNLState.new(state.config, state.button, deck=state.deal)
+    for action in state.history[:end]:
+        if action.player == opponent:
+            candidates = live[weights[live] > 0]
+            legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
+            pairs = action_slots(replay, action, legal, amounts, abstraction)
+            if pairs:
+                for probabilities in (threshold_probabilities(raw, threshold), raw):
+                    likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
+                    updated = weights[candidates] * (floor + (1.0 - floor) * likelihood)
+                    if updated.sum() > 0:
+                        weights[candidates] = updated / updated.max()
+                        break
+        replay.apply(action)
+    result: npt.NDArray[np.float64] = weights / weights.sum()
+    return result
+
+
 __all__ = [
     "PREFLOP_CACHE_SIZE",
     "action_slots",
     "combo_probabilities",
+    "opponent_range",
     "public_beliefs",
     "state_record",
     "threshold_probabilities",

@@ -1,12 +1,12 @@
 """The settings of hold'em real-time search, as frozen dataclasses (layer 5, no torch).
 
 :class:`SearchConfig` is everything :class:`pokerai.agents.search.SearchAgent` searches
-with: one street's search per street (:class:`PreflopSearch`, :class:`FlopSearch`,
-:class:`TurnSearch`, :class:`RiverSearch`, all :class:`StreetSearch`, each with its own
-defaults) and the settings every searched street shares (the safe gadget, the opponent's
-threshold, the river's open all-in, the learnt opponent models). A street whose
-``iterations`` is 0 is not searched: the blueprint plays it. The blueprint agent's own
-options (``threshold``, ``sample``, ``allin``, ``allin_budget_ms``) are not here.
+with: one street's search per postflop street (:class:`FlopSearch`, :class:`TurnSearch`,
+:class:`RiverSearch`, all :class:`StreetSearch`, each with its own defaults) and the
+settings every searched street shares (the opponent's floor and threshold, the safe
+gadget). A street whose ``iterations`` is 0 is not searched: the blueprint plays it, as it
+plays the preflop. The blueprint agent's own options (``threshold``, ``sample``,
+``allin``, ``allin_budget_ms``) are not here.
 
 The dataclasses' defaults are the agent's defaults, so that the package needs no file to
 play; ``configs/search_default.yaml`` writes them out with a comment per key, and
@@ -17,8 +17,7 @@ names the bad key in a :class:`~pokerai.config.ConfigError`.
 
 :func:`with_overrides` applies the ``KEY=VALUE`` options of a ``search:PATH?...`` agent
 spec to a config through the same loader. A key is a config key, dotted below a street
-(``river.budget_ms=100``, ``turn.iterations=200``, ``safe=1``); the flat keys of earlier
-specs (``budget_ms=100``, ``iterations=200``, ...) are aliases listed in :data:`SPEC_ALIASES`.
+(``river.budget_ms=100``, ``turn.iterations=0``, ``safe=1``).
 """
 
 from __future__ import annotations
@@ -28,17 +27,9 @@ import os
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pokerai.config import ConfigError, config_to_dict, load_config
-from pokerai.search.responses import DEFAULT_MIN_SHOWDOWNS, DEFAULT_RESPONSE_PRIOR
-
-Pipeline = Literal["river", "street"]
-"""Which search the agent runs: each street's own solve, or the street pipeline at every searched street."""
-TurnLeaves = Literal["depth_limited", "blueprint"]
-"""Turn leaf kinds: the opponent picks among the four continuations, or both play the blueprint."""
-ResponseStreets = Literal["river", "postflop"]
-"""The streets whose answers the learnt response models count."""
 
 
 def _is_number(value: object) -> bool:
@@ -48,12 +39,19 @@ def _is_number(value: object) -> bool:
 
 
 _ITERATIONS = {"min": 0, "help": "most CFR+ iterations of a solve; 0: no search, the blueprint plays"}
-_BUDGET_MS = {"help": "milliseconds a solve may take (positive); none: no time limit"}
+_BUDGET_MS = {"help": "milliseconds a solve may take, its leaves included (positive); none: no time limit"}
 _FULL_ITERATIONS = {
     "min": 1,
     "help": "iterations at which the solve's strategy fully replaces the blueprint's",
 }
-_MAX_RAISES = {"min": 0, "help": "raises inside the subgame; none: no cap"}
+_MAX_RAISES = {"min": 0, "help": "raises off the street's path inside the subgame; none: no cap"}
+_ROLLOUT_RAISES = {"min": 0, "help": "raises in the betting of the leaf rollouts; none: no cap"}
+_BIAS = {"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"}
+_BUCKETS = {
+    "min": 2,
+    "help": "hands merged into this many buckets that share a strategy (k-means on their values); "
+    "none: every hand its own",
+}
 
 
 @dataclass(frozen=True)
@@ -64,18 +62,13 @@ class StreetSearch:
     or ``budget_ms`` milliseconds, whichever ends first; the agent then plays the blend of
     the solved strategy and the blueprint's with weight ``min(iterations run /
     full_iterations, 1)``. ``iterations`` 0 does not search (the blueprint plays the street).
-    ``safe`` sets the re-solving gadget on this street alone (None: :attr:`SearchConfig.safe`).
     Each street's subclass sets its own defaults.
     """
 
-    iterations: int = field(default=0, metadata=_ITERATIONS)
-    budget_ms: float | None = field(default=None, metadata=_BUDGET_MS)
+    iterations: int = field(default=1000, metadata=_ITERATIONS)
+    budget_ms: float | None = field(default=900.0, metadata=_BUDGET_MS)
     full_iterations: int = field(default=100, metadata=_FULL_ITERATIONS)
-    max_raises: int | None = field(default=2, metadata=_MAX_RAISES)
-    safe: bool | None = field(
-        default=None,
-        metadata={"help": "the safe re-solving gadget on this street; none: as the top-level safe"},
-    )
+    max_raises: int | None = field(default=1, metadata=_MAX_RAISES)
 
     def __post_init__(self) -> None:
         if self.budget_ms is not None and _is_number(self.budget_ms) and not self.budget_ms > 0:
@@ -84,251 +77,107 @@ class StreetSearch:
             )
 
 
-_LEAVES = {"help": "leaf values: depth_limited (four continuations) or blueprint"}
-_BIAS = {"min": 1.0, "help": "factor on the favoured action's probability in a biased continuation"}
-_BUCKETS = {
-    "min": 2,
-    "help": "street pipeline: hands merged into this many buckets that share a strategy "
-    "(k-means on their values); none: every hand its own",
-}
-
-
-@dataclass(frozen=True)
-class PreflopSearch(StreetSearch):
-    """The preflop search of the street pipeline (``pipeline: street``), off by default.
-
-    The preflop subgame runs to the end of the preflop betting: all-in equity at called
-    all-ins, equity on the pot where a flop is to come (no blueprint leaves yet). Its tree
-    has 100 nodes at the first decision with ``max_raises`` 2, 316 with 3.
-    """
-
-    budget_ms: float | None = field(default=5000.0, metadata=_BUDGET_MS)
-    buckets: int | None = field(default=169, metadata=_BUCKETS)
-
-
 @dataclass(frozen=True)
 class FlopSearch(StreetSearch):
-    """The flop search of the street pipeline (``pipeline: street``, :mod:`pokerai.search.street`); off.
+    """The flop search (:mod:`pokerai.search.street`).
 
     At a leaf (the flop's betting closed with chips behind) the opponent picks among the four
-    continuation strategies (``leaves="depth_limited"``) or both play the blueprint
-    (``"blueprint"``); each is valued by blueprint rollouts of the turn's betting over
-    ``turn_cards`` seeded turn cards, at most ``rollout_raises`` raises, ending in the
-    river's check-down equity. A biased continuation multiplies its favoured actions by ``bias``.
+    continuation strategies, each valued by blueprint rollouts of the turn's betting over
+    ``turn_cards`` seeded turn cards, at most ``rollout_raises`` raises, ending in the river's
+    check-down equity. A biased continuation multiplies its favoured actions by ``bias``.
+    With ``max_raises`` 1 the solve's first bet off the path cannot be raised.
     """
 
-    budget_ms: float | None = field(default=1000.0, metadata=_BUDGET_MS)
-    max_raises: int | None = field(default=1, metadata=_MAX_RAISES)
-    leaves: TurnLeaves = field(default="depth_limited", metadata=_LEAVES)
     turn_cards: int = field(
         default=3, metadata={"min": 2, "max": 8, "help": "turn cards per leaf rollout, 2 to 8"}
     )
-    rollout_raises: int | None = field(
-        default=1,
-        metadata={"min": 0, "help": "raises in the turn trees of the leaf rollouts; none: no cap"},
-    )
+    rollout_raises: int | None = field(default=1, metadata=_ROLLOUT_RAISES)
     bias: float = field(default=5.0, metadata=_BIAS)
     buckets: int | None = field(default=200, metadata=_BUCKETS)
 
 
 @dataclass(frozen=True)
 class TurnSearch(StreetSearch):
-    """The turn search of the street pipeline (``pipeline: street``, :mod:`pokerai.search.street`); off.
+    """The turn search (:mod:`pokerai.search.street`).
 
-    ``budget_ms`` bounds the whole decision, leaves included. Each raise more multiplies the
-    leaves and their rollouts. At a leaf the opponent picks among the four continuation
-    strategies (``leaves="depth_limited"``) or both play the blueprint (``"blueprint"``); the
-    leaves are valued by blueprint rollouts over ``river_cards`` sampled river cards (none:
-    all 48), with at most ``rollout_raises`` raises in the rollouts' river trees, and a biased
-    continuation multiplies its favoured action's probability by ``bias``.
+    ``budget_ms`` bounds the whole decision, leaves included. At a leaf the opponent picks
+    among the four continuation strategies, valued by blueprint rollouts over
+    ``river_cards`` sampled river cards (none: all 48), with at most ``rollout_raises``
+    raises in the rollouts' river trees; a biased continuation multiplies its favoured
+    action's probability by ``bias``.
     """
 
-    budget_ms: float | None = field(default=1000.0, metadata=_BUDGET_MS)
-    max_raises: int | None = field(default=1, metadata=_MAX_RAISES)
-    leaves: TurnLeaves = field(default="depth_limited", metadata=_LEAVES)
     river_cards: int | None = field(
         default=8,
         metadata={"min": 5, "max": 48, "help": "river cards per leaf rollout, 5 to 48; none: all 48"},
     )
-    rollout_raises: int | None = field(
-        default=1,
-        metadata={"min": 0, "help": "raises in the river trees of the leaf rollouts; none: no cap"},
-    )
+    rollout_raises: int | None = field(default=1, metadata=_ROLLOUT_RAISES)
     bias: float = field(default=5.0, metadata=_BIAS)
     buckets: int | None = field(default=200, metadata=_BUCKETS)
 
 
 @dataclass(frozen=True)
 class RiverSearch(StreetSearch):
-    """The river search (:func:`pokerai.search.river.solve_river`), on by default.
+    """The river search (:mod:`pokerai.search.street`): to the end of the hand, no leaves.
 
-    The time budget usually stops the solve before ``iterations``. It covers beliefs, tree
-    and solve; a decision overshoots it by a few milliseconds (the last chunk of iterations
-    and the blend), so the default sits below the 75 ms goal per decision
-    (``docs/BENCHMARKS.md`` has the measured times). By ``full_iterations`` the solve's
-    exploitability within the subgame is a small fraction of the blueprint's. The tree grows
-    about threefold with each raise more.
+    The time budget usually stops the solve before ``iterations``; with ``full_iterations`` 40
+    the solve's strategy replaces the blueprint's after the iterations a 75 ms budget runs.
+    The tree grows about threefold with each raise more.
     """
 
-    iterations: int = field(default=1000, metadata=_ITERATIONS)
-    budget_ms: float | None = field(default=65.0, metadata=_BUDGET_MS)
+    budget_ms: float | None = field(default=75.0, metadata=_BUDGET_MS)
+    full_iterations: int = field(default=40, metadata=_FULL_ITERATIONS)
+    max_raises: int | None = field(default=2, metadata=_MAX_RAISES)
 
 
 @dataclass(frozen=True)
 class SearchConfig:
     """Everything the search agent searches with (module docstring): read by :func:`load_search_config`."""
 
-    preflop: PreflopSearch = field(default_factory=PreflopSearch)
     flop: FlopSearch = field(default_factory=FlopSearch)
     turn: TurnSearch = field(default_factory=TurnSearch)
     river: RiverSearch = field(default_factory=RiverSearch)
-    pipeline: Pipeline = field(
-        default="river",
-        metadata={
-            "help": "river: the river solve from the current decision (search/river.py); street: the "
-            "street pipeline (search/street.py) re-solves every searched street from its start"
-        },
-    )
     floor: float = field(
         default=0.05,
         metadata={
             "min": 0.0,
-            "help": "street pipeline: the floor in [0, 1) on each opponent action's probability in its range",
-        },
-    )
-    path_floor: float = field(
-        default=0.0,
-        metadata={
-            "min": 0.0,
-            "help": "street pipeline: the floor in [0, 1) on each action the opponent took on the street "
-            "being solved, before the decision (0: those come out of the solve alone)",
+            "help": "the floor in [0, 1) on each of the opponent's earlier actions' probability in its range",
         },
     )
     safe: bool = field(
         default=False,
         metadata={
-            "help": "the safe re-solving gadget on every searched street whose own safe is none (one "
-            "blueprint call per subgame node: give it a larger budget)"
+            "help": "the safe re-solving gadget on every searched street (one blueprint call per subgame "
+            "node: give it a larger budget)"
         },
     )
-    opponent_threshold: float | None = field(
-        default=None,
+    opponent_threshold: float = field(
+        default=0.0,
         metadata={
             "min": 0.0,
             "help": "threshold in [0, 1) of the blueprint's model of the opponent's past actions "
-            "(0: all it plays at all); none: the agent's threshold",
-        },
-    )
-    river_allin: bool = field(
-        default=False, metadata={"help": "all-in at any size on the river search's menu"}
-    )
-    check_cap: bool = field(
-        default=False, metadata={"help": "learn the opponent's river check cap from its showdowns"}
-    )
-    cap_showdowns: int = field(
-        default=DEFAULT_MIN_SHOWDOWNS,
-        metadata={"min": 1, "help": "showdowns after the opponent's river check before check_cap acts"},
-    )
-    responses: bool = field(
-        default=False,
-        metadata={"help": "learn how the opponent answers the first river bet (not with safe)"},
-    )
-    response_streets: ResponseStreets = field(
-        default="river",
-        metadata={
-            "help": "streets whose first bet's answers responses learns: river, or postflop (flop, turn "
-            "and river; needs pipeline: street)"
-        },
-    )
-    response_raises: bool = field(
-        default=False,
-        metadata={
-            "help": "responses also learns the answers to the agent's raises over the opponent's bets "
-            "and raises (needs pipeline: street)"
-        },
-    )
-    response_prior: float = field(
-        default=DEFAULT_RESPONSE_PRIOR,
-        metadata={
-            "help": "observations at which the responses and aggression models are trusted half (positive)"
-        },
-    )
-    aggression: bool = field(
-        default=False,
-        metadata={
-            "help": "learn how often the opponent raises postflop and floor its path actions by how far "
-            "that is from the blueprint's share (needs pipeline: street; trusted half at response_prior "
-            "decisions)"
-        },
-    )
-    aggression_showdowns: bool = field(
-        default=False,
-        metadata={
-            "help": "aggression scales the floors on the opponent's bets and raises by how weak the hands "
-            "it showed after them were, against the blueprint's"
-        },
-    )
-    aggression_overbets: bool = field(
-        default=False,
-        metadata={
-            "help": "aggression also floors the opponent's raises of more than 3 pots by how often it "
-            "makes them (the blueprint never does)"
+            "(0: all it plays at all)",
         },
     )
 
     def __post_init__(self) -> None:
-        threshold = self.opponent_threshold
-        if threshold is not None and _is_number(threshold) and not threshold < 1.0:
-            raise ValueError(
-                f"opponent_threshold must be in [0, 1) or none (the agent's threshold), "
-                f"got {self.opponent_threshold}"
-            )
-        if _is_number(self.response_prior) and not self.response_prior > 0:
-            raise ValueError(f"response_prior must be a positive number, got {self.response_prior}")
-        modelled = (3,) if self.response_streets == "river" else (1, 2, 3)  # the streets, flop 1 to river 3
-        if self.responses and any(self.safe_on(street) for street in modelled):
-            raise ValueError("responses does not work with safe (the gadget's tree has no modelled nodes)")
+        if _is_number(self.opponent_threshold) and not self.opponent_threshold < 1.0:
+            raise ValueError(f"opponent_threshold must be in [0, 1), got {self.opponent_threshold}")
         if _is_number(self.floor) and not self.floor < 1.0:
             raise ValueError(f"floor must be in [0, 1), got {self.floor}")
-        if _is_number(self.path_floor) and not self.path_floor < 1.0:
-            raise ValueError(f"path_floor must be in [0, 1), got {self.path_floor}")
-        if self.pipeline == "river" and _is_number(self.path_floor) and self.path_floor > 0:
-            raise ValueError("path_floor needs pipeline: street (the river search starts at the decision)")
-        if self.pipeline == "river":
-            for name in ("preflop", "flop", "turn"):
-                iterations = getattr(self, name).iterations
-                if _is_number(iterations) and iterations > 0:
-                    raise ValueError(
-                        f"{name} search needs pipeline: street (the river pipeline searches the river only)"
-                    )
-        if self.pipeline == "river" and self.aggression:
-            raise ValueError("aggression needs pipeline: street (it floors the street's path actions)")
-        if self.pipeline == "river" and self.response_raises:
-            raise ValueError(
-                "response_raises needs pipeline: street (the river pipeline models first bets only)"
-            )
-        if self.pipeline == "river" and self.response_streets != "river":
-            raise ValueError(
-                "response_streets: postflop needs pipeline: street (the river pipeline searches the river)"
-            )
-        if self.pipeline == "street":
-            river_only = [name for name in ("river_allin", "check_cap") if getattr(self, name)]
-            if river_only:
-                raise ValueError(
-                    f"{river_only[0]} needs pipeline: river (the street pipeline has no such option)"
-                )
 
-    def street(self, street: int) -> StreetSearch:
-        """The search of ``street`` (:class:`~pokerai.engine.state.Street`: 0 preflop to 3 river)."""
-        return (self.preflop, self.flop, self.turn, self.river)[street]
+    def street(self, street: int) -> StreetSearch | None:
+        """The search of ``street`` (:class:`~pokerai.engine.state.Street`, 0 preflop to 3 river);
+        None for the preflop, which the blueprint plays."""
+        return (None, self.flop, self.turn, self.river)[street]
 
-    def safe_on(self, street: int) -> bool:
-        """Whether ``street``'s solves use the safe gadget: its own ``safe``, else the top-level one."""
-        own = self.street(street).safe
-        return bool(self.safe if own is None else own)
+    def searches(self, street: int) -> bool:
+        """Whether ``street`` is searched: a postflop street with iterations."""
+        search = self.street(street)
+        return search is not None and search.iterations > 0
 
 
-STREETS = ("preflop", "flop", "turn", "river")
+STREETS = ("flop", "turn", "river")
 """The street fields of :class:`SearchConfig`, in the order of play."""
 
 
@@ -344,38 +193,6 @@ def load_search_config(source: str | os.PathLike[str] | Mapping[str, Any] | None
 # ---------------------------------------------------------------------------- agent spec options
 
 
-@dataclass(frozen=True)
-class SpecAlias:
-    """A flat key of earlier ``search:`` specs: the config keys it sets.
-
-    ``help`` says what it sets (``pokerai agents`` lists it).
-    """
-
-    targets: tuple[str, ...]
-    help: str
-
-
-SPEC_ALIASES: dict[str, SpecAlias] = {
-    "iterations": SpecAlias(("river.iterations",), "river.iterations"),
-    "budget_ms": SpecAlias(("river.budget_ms",), "river.budget_ms"),
-    "full_iterations": SpecAlias(
-        tuple(f"{street}.full_iterations" for street in STREETS), "every street's full_iterations"
-    ),
-    "max_raises": SpecAlias(("river.max_raises",), "river.max_raises"),
-}
-"""The flat keys of earlier ``search:`` specs, which the reproduction commands in ``docs/`` use."""
-
-_NEEDS = {
-    "cap_showdowns": ("check_cap",),
-    "response_prior": ("responses", "aggression"),
-    "response_streets": ("responses",),
-    "response_raises": ("responses",),
-    "aggression_showdowns": ("aggression",),
-    "aggression_overbets": ("aggression",),
-}
-"""Config keys refused without one of their models switched on, since they would do nothing."""
-
-
 def config_keys() -> tuple[str, ...]:
     """Every key of :class:`SearchConfig` as a spec writes it: dotted below a street, in field order."""
     keys: list[str] = []
@@ -387,11 +204,6 @@ def config_keys() -> tuple[str, ...]:
         else:
             keys.append(item.name)
     return tuple(keys)
-
-
-def spec_keys() -> tuple[str, ...]:
-    """Every key :func:`with_overrides` accepts: the config keys, then the aliases."""
-    return (*config_keys(), *SPEC_ALIASES)
 
 
 def config_field(key: str) -> tuple[Any, dataclasses.Field[Any]]:
@@ -413,7 +225,7 @@ def config_value(config: SearchConfig, key: str) -> Any:
 
 
 def spec_value(value: Any) -> str:
-    """A config value as a spec writes it: ``none``, ``0``/``1`` for booleans, ``65`` for 65.0."""
+    """A config value as a spec writes it: ``none``, ``0``/``1`` for booleans, ``75`` for 75.0."""
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -426,36 +238,20 @@ def spec_value(value: Any) -> str:
 def with_overrides(config: SearchConfig, options: Mapping[str, str]) -> SearchConfig:
     """``config`` with a spec's ``KEY=VALUE`` options applied, checked by the loader (module docstring).
 
-    Keys are :func:`spec_keys`. A value is read from the spec's text: ``none`` is None, ``1``
+    Keys are :func:`config_keys`. A value is read from the spec's text: ``none`` is None, ``1``
     and ``0`` (or ``true``/``false``) are booleans where the key is one, whole numbers and
     decimals are numbers, and anything else stays text for the loader to judge. Raises
     :class:`~pokerai.config.ConfigError` (a ``ValueError``) that names the option for an
-    unknown key, a bad value, two options that set the same key, a model's key without the
-    model on, and a config that breaks a cross-field rule.
+    unknown key, a bad value and a config that breaks a cross-field rule.
     """
-    known = spec_keys()
+    known = config_keys()
     data = config_to_dict(config)
-    set_by: dict[str, str] = {}
     for key, text in options.items():
         if key not in known:
             raise ConfigError(f"unknown search option {key!r}; options: {', '.join(known)}")
-        alias = SPEC_ALIASES.get(key)
-        targets = (key,) if alias is None else alias.targets
-        for target in targets:
-            if target in set_by:
-                raise ConfigError(f"{set_by[target]}= and {key}= both set {target}; give one of them")
-            set_by[target] = key
-        for target in targets:
-            hint, _ = config_field(target)
-            _put(data, target, _spec_text_value(text, hint))
-        _load(data, "" if alias is None else f"{key}={text}: ")  # the loader names a config key
-    result = _load(data, "")
-    for key in options:
-        needs = _NEEDS.get(key, ())
-        if needs and not any(getattr(result, model) for model in needs):
-            wanted = " or ".join(f"{model}=1" for model in needs)
-            raise ConfigError(f"{key}= needs {wanted} ({key} does nothing without it)")
-    return result
+        hint, _ = config_field(key)
+        _put(data, key, _spec_text_value(text, hint))
+    return load_search_config(data)
 
 
 def _put(data: dict[str, Any], key: str, value: Any) -> None:
@@ -464,13 +260,6 @@ def _put(data: dict[str, Any], key: str, value: Any) -> None:
     for parent in parents:
         data = data[parent]
     data[name] = value
-
-
-def _load(data: Mapping[str, Any], prefix: str) -> SearchConfig:
-    try:
-        return load_config(data, SearchConfig)
-    except ConfigError as error:
-        raise ConfigError(f"{prefix}{error}") from None
 
 
 def _spec_text_value(text: str, hint: Any) -> Any:
@@ -489,22 +278,16 @@ def _spec_text_value(text: str, hint: Any) -> Any:
 
 
 __all__ = [
-    "SPEC_ALIASES",
     "STREETS",
     "FlopSearch",
-    "PreflopSearch",
-    "ResponseStreets",
     "RiverSearch",
     "SearchConfig",
-    "SpecAlias",
     "StreetSearch",
-    "TurnLeaves",
     "TurnSearch",
     "config_field",
     "config_keys",
     "config_value",
     "load_search_config",
-    "spec_keys",
     "spec_value",
     "with_overrides",
 ]

@@ -52,10 +52,6 @@ Two settings follow the hold'em street search (:mod:`pokerai.search.street`):
 * ``floor``: each of the opponent's actions multiplies its range by
   ``floor + (1 − floor)·p`` rather than by the blueprint's probability ``p``,
   so an opponent who is not the blueprint keeps every card it could hold.
-* ``path_floor`` (with ``root="round"``): the same for the opponent's actions
-  earlier in the round, whose probabilities come out of the solve. At each of
-  them the opponent's strategy is ``path_floor`` on the action it took, for
-  every card, mixed with its own (``solve(..., fixed=...)`` with that weight).
 """
 
 from __future__ import annotations
@@ -114,9 +110,6 @@ class LeducSearchConfig:
             ``"round"`` (at the start of the current round, the searcher's
             earlier decisions in it frozen; module docstring).
         floor: the least factor an opponent's action puts on its range, in [0, 1).
-        path_floor: with ``root="round"``, the least probability with which the opponent
-            takes, with every card, each action it took in the round before the decision
-            (module docstring), in [0, 1).
     """
 
     iterations: int = 100
@@ -129,7 +122,6 @@ class LeducSearchConfig:
     uniform_weight: float = 0.5
     root: Literal["decision", "round"] = "decision"
     floor: float = 0.0
-    path_floor: float = 0.0
 
     def __post_init__(self) -> None:
         if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 0:
@@ -146,12 +138,9 @@ class LeducSearchConfig:
             raise ValueError(f"own_range must be one of {', '.join(OWN_RANGES)}, got {self.own_range!r}")
         if self.root not in ROOTS:
             raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {self.root!r}")
-        for name in ("floor", "path_floor"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-                raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
-        if self.path_floor > 0 and self.root != "round":
-            raise ValueError('path_floor needs root="round" (a decision root has no actions on its path)')
+        floor = self.floor
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0.0 <= floor < 1.0:
+            raise ValueError(f"floor must be a number in [0, 1), got {floor!r}")
         if not self.bias >= 1.0:
             raise ValueError(f"bias must be at least 1, got {self.bias!r}")
         if self.time_budget_ms is not None and not self.time_budget_ms >= 0:
@@ -429,10 +418,6 @@ class LeducSearch:
                     1.0,
                     np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), 1 / len(labels)),
                 )
-            elif self.config.path_floor > 0:
-                rows = np.zeros((NUM_CARDS, len(labels)))
-                rows[:, labels.index(action)] = 1.0
-                fixed[node] = (self.config.path_floor, rows)
             path.append(children[labels.index(action)])
             walked = walked.child(action)
         assert walked == public
@@ -440,8 +425,6 @@ class LeducSearch:
             return LeducSubgame(inner, tuple(path), fixed, start, searcher)
         layout = self.blueprint_strategy(inner, start)
         for node, (_, rows) in fixed.items():
-            if int(inner.player[node]) != searcher:
-                continue  # a floor on the opponent's path action, not a strategy it played
             children = inner.children(node)
             layout[children.start : children.stop] = rows.T
         possible = np.arange(NUM_CARDS) != public.board

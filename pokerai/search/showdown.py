@@ -1,7 +1,6 @@
-"""River showdowns over the combinations: ranks, strengths and a river subgame's two payoff matrices.
+"""River showdowns over the combinations: ranks and a river subgame's two payoff matrices.
 
-On a five-card board, :func:`river_ranks` ranks the 1,081 combinations free of the board
-and :func:`river_strength` gives each the share of the others it beats. Every river
+On a five-card board, :func:`river_ranks` ranks the 1,081 combinations free of the board. Every river
 subgame's terminals share two payoff matrices over those combinations
 (:func:`river_matrices`, or the blocks a search needs by :func:`river_pair_matrices`):
 "valid pair" (1 where the two hands share no card) for folds (:data:`FOLD_MATRIX`) and
@@ -20,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.evaluator import rank_hands
-from pokerai.search.combos import ALL_COMBOS, COMBO_BITS, NUM_COMBOS, combos_holding
+from pokerai.search.combos import ALL_COMBOS, COMBO_BITS, combos_holding
 from pokerai.search.subgame import SHARES_NO_CARD, SHOWDOWN, CardPayoffs
 
 FOLD_MATRIX, SHOWDOWN_MATRIX = 0, 1
@@ -45,24 +44,6 @@ def river_ranks(board: tuple[int, ...]) -> tuple[npt.NDArray[np.int64], npt.NDAr
     for array in (hands, ranks):
         array.flags.writeable = False
     return hands, ranks
-
-
-@functools.lru_cache(maxsize=8)
-def river_strength(board: tuple[int, ...]) -> npt.NDArray[np.float64]:
-    """Each combination's showdown strength on the five-card ``board``: float64 ``[1326]``.
-
-    The share of the other combinations free of the board that it beats, ties counted half (card
-    removal ignored): 1 for a nuts no other combination ties, just under 1 when several do; 0 for
-    a combination holding a board card. Cached for the last few boards (read-only).
-    """
-    hands, ranks = river_ranks(board)
-    ordered = np.sort(ranks)
-    below = np.searchsorted(ordered, ranks, side="left")
-    equal = np.searchsorted(ordered, ranks, side="right") - below - 1  # the others of its rank
-    strength = np.zeros(NUM_COMBOS)
-    strength[hands] = (below + 0.5 * equal) / max(len(hands) - 1, 1)
-    strength.flags.writeable = False
-    return strength
 
 
 def river_pair_matrices(
@@ -134,5 +115,4 @@ __all__ = [
     "river_matrices",
     "river_pair_matrices",
     "river_ranks",
-    "river_strength",
 ]

@@ -398,7 +398,7 @@ def _cfr_plus_iterations(
 
     Where ``fixed_weight[node] > 0`` the strategy at that decision is
     ``(1 - w) * regret matching + w * fixed_strategy`` (rows of its children), with
-    ``w = fixed_weight[node]``: an opponent model mixed in (see :func:`solve`). The node's
+    ``w = fixed_weight[node]``: a strategy held in part or in whole (see :func:`solve`). The node's
     value is the mix's, while its regrets are measured against the free part's own value.
 
     Array arguments are the :class:`Subgame` fields; terminals come grouped by
@@ -555,9 +555,10 @@ def solve(
     ``fixed`` maps a decision node to ``(weight, strategy)``, ``strategy`` float
     ``[H, num_children]`` (rows summing to 1) and ``weight`` in (0, 1]: at that node
     every iteration plays ``weight`` times this strategy plus ``1 - weight`` times
-    its regret-matching one. A model of the opponent's play there, trusted in
-    proportion to the evidence for it: a data-biased response (Johanson & Bowling,
-    AISTATS 2009), per node rather than per information set.
+    its regret-matching one. Weight 1 freezes the decision (the searcher's earlier
+    decisions of a street); a smaller one mixes a given strategy in while the free
+    part's regrets are measured against its own value, as a data-biased response
+    does (Johanson & Bowling, AISTATS 2009), per node rather than per information set.
     """
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise ValueError(f"iterations must be a non-negative int, got {iterations!r}")

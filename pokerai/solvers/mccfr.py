@@ -30,27 +30,13 @@ import numpy as np
 from numba import njit
 
 from pokerai.games.protocol import Game
+from pokerai.rng import next_uniform as _uniform
 from pokerai.solvers.best_response import tree_of
 from pokerai.solvers.policy import TabularPolicy
 from pokerai.solvers.regret import regret_matching
 from pokerai.solvers.tree import CHANCE_NODE, TERMINAL_NODE, GameTree
 
 SAMPLERS = ("chance", "external", "outcome")
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-
-
-@njit(cache=True)
-def _uniform(rng_state):
-    """Next float in [0, 1) from the splitmix64 generator whose state is ``rng_state[0]``."""
-    rng_state[0] += _GOLDEN
-    z = rng_state[0]
-    z = (z ^ (z >> np.uint64(30))) * _MIX_1
-    z = (z ^ (z >> np.uint64(27))) * _MIX_2
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True)

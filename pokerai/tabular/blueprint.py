@@ -35,11 +35,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +46,7 @@ from pokerai.abstraction.bets import CHECK_CALL_SLOT
 from pokerai.abstraction.buckets import AbstractionError, CardAbstraction
 from pokerai.abstraction.cache import cached_abstraction
 from pokerai.abstraction.isomorphism import BOARD_SIZES
+from pokerai.atomic import write_atomically
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.encoding import HUNLEncoder
 from pokerai.deepcfr.export import Blueprint
@@ -361,24 +360,9 @@ def _sha256(array: npt.NDArray[Any]) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
 
 
-def write_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
-    """Write ``path`` through ``write(stream)`` into a temporary file beside it, fsync, then rename it
-    into place: a reader sees the old file or the whole new one, never a part."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def save_arrays(path: Path, *, compressed: bool = False, **arrays: Any) -> None:
     """``numpy.savez`` (``compressed``: ``savez_compressed``) of ``arrays`` to ``path``, atomically
-    (:func:`write_atomically`)."""
+    (:func:`~pokerai.atomic.write_atomically`)."""
     save = np.savez_compressed if compressed else np.savez
     write_atomically(path, lambda stream: save(stream, **arrays))
 
@@ -398,5 +382,4 @@ __all__ = [
     "normalised_strategy",
     "quantise",
     "save_arrays",
-    "write_atomically",
 ]

@@ -39,25 +39,11 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit, prange
 
+from pokerai.rng import GAMMA as _GOLDEN
+from pokerai.rng import MIX_1 as _MIX_1
+from pokerai.rng import mix64 as _mix
+from pokerai.rng import next_uniform as _uniform
 from pokerai.tabular.tree import FOLD_NODE, BettingTree
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-
-
-@njit(cache=True)
-def _mix(z):
-    z = (z ^ (z >> np.uint64(30))) * _MIX_1
-    z = (z ^ (z >> np.uint64(27))) * _MIX_2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def _uniform(rng_state):
-    """Next float in [0, 1) of the splitmix64 stream whose state is ``rng_state[0]``."""
-    rng_state[0] += _GOLDEN
-    return float(_mix(rng_state[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True)
@@ -301,7 +287,7 @@ class TabularMCCFR:
         if settings.prune_after <= 0:
             return np.zeros(count, dtype=np.bool_)
         iterations = self.iteration + np.arange(count, dtype=np.uint64)
-        mixed = _mix_array(np.uint64(self.seed + 1) * _MIX_1 + iterations)
+        mixed = _mix(np.uint64(self.seed + 1) * _MIX_1 + iterations)
         uniforms = (mixed >> np.uint64(11)).astype(np.float64) / 9007199254740992.0
         return (iterations >= settings.prune_after) & (uniforms < settings.prune_probability)
 
@@ -357,12 +343,6 @@ def normalised(weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     totals = weights.sum(axis=-1, keepdims=True)
     uniform = np.full_like(weights, 1.0 / weights.shape[-1])
     return np.where(totals > 0, weights / np.where(totals > 0, totals, 1.0), uniform)
-
-
-def _mix_array(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    z = (z ^ (z >> np.uint64(30))) * _MIX_1
-    z = (z ^ (z >> np.uint64(27))) * _MIX_2
-    return z ^ (z >> np.uint64(31))
 
 
 def _tree_depth(tree: BettingTree) -> int:

@@ -14,8 +14,8 @@ An :class:`Analyzer` holds the bot and answers each view of a spot as a JSON-rea
 * :meth:`Analyzer.spot`: the pot, stacks, amount to call and pot odds, the bot's action
   frequencies for its hand (the blueprint's network, or the bot's own where it has no
   blueprint), and its equity against the opponent's range;
-* :meth:`Analyzer.search`: the frequencies after real-time search, with the solver's
-  iterations and seconds;
+* :meth:`Analyzer.search`: the frequencies after real-time search at every postflop street,
+  with the solver's iterations and seconds;
 * :meth:`Analyzer.range`: the 13×13 grid of the bot's range (public beliefs by Bayes' rule
   from the blueprint, :func:`~pokerai.search.beliefs.public_beliefs`), each cell with its weight
   and its range-weighted action mix, and the opponent's range as a 13×13 heat map;
@@ -41,10 +41,9 @@ import numpy.typing as npt
 
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.baselines import is_same_action
-from pokerai.agents.blueprint import BlueprintAgent, replay_observation, slot_range_policy
+from pokerai.agents.blueprint import BlueprintAgent, public_key, replay_observation, slot_range_policy
 from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
-from pokerai.agents.street import StreetSearchAgent
 from pokerai.engine.cards import RANKS, check_distinct, format_cards, parse_cards
 from pokerai.engine.equity import hand_class, hand_vs_range
 from pokerai.engine.history import STREET_NAMES, acpc_betting, parse_acpc, seat_of
@@ -52,7 +51,7 @@ from pokerai.engine.state import BOARD_SIZES, Action, ActionKind, HUNLConfig, HU
 from pokerai.search.allin import warm_up_allin
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, COMBO_INDEX, combos_holding
-from pokerai.search.config import SearchConfig
+from pokerai.search.config import STREETS, SearchConfig
 
 DEFAULT_STACK = 20_000
 """Starting stack of both players in chips (200 big blinds at 50/100, as ``pokerai play``)."""
@@ -67,6 +66,8 @@ MAX_LINE_CHARS = 4_000
 """The longest betting string or ACPC line accepted."""
 MAX_LOG_CHARS = 5_000_000
 """The longest hand log accepted."""
+EXAMPLE_SPOT = {"hole": "AhKh", "board": "Ks7d2c", "history": "r300c/"}
+"""The spot the page opens on: the big blind has called a raise to 300 with ace-king and flopped top pair."""
 ACTION_NAMES = ("fold", "check", "call", "bet", "raise", "allin")
 """How the analyzer names actions: a raise when nobody has bet on the street is a bet, and one
 that puts the whole stack in is an all-in."""
@@ -350,10 +351,11 @@ def agent_frequencies(agent: Agent, observation: Observation, *, seed: int = 0) 
 # ---------------------------------------------------------------------------- the analyzer
 
 
-def _river_search(budget_ms: float) -> SearchConfig:
-    """The config of a search the analyzer builds: the river searched within ``budget_ms``."""
+def _budgeted_search(budget_ms: float) -> SearchConfig:
+    """The search config the analyzer builds: the defaults, each street searched within ``budget_ms``."""
     defaults = SearchConfig()
-    return dataclasses.replace(defaults, river=dataclasses.replace(defaults.river, budget_ms=budget_ms))
+    streets = {name: dataclasses.replace(getattr(defaults, name), budget_ms=budget_ms) for name in STREETS}
+    return dataclasses.replace(defaults, **streets)
 
 
 def _network_agent(bot: BlueprintAgent) -> BlueprintAgent:
@@ -365,30 +367,34 @@ class Analyzer:
     """The bot of ``spec`` and the views of a spot (module docstring).
 
     Where the bot plays a blueprint (``blueprint:`` or ``search:`` specs) the analyzer has both a
-    :class:`BlueprintAgent` and a :class:`SearchAgent` on it with the bot's threshold, all-in answer
-    and sampling: the bot itself for its own kind, and one built for the other (both built for a
-    street-pipeline bot). A search the analyzer builds searches the river within
-    ``search_budget_ms``. Raises ``ValueError`` for a bad spec.
+    :class:`BlueprintAgent` (the network, unsearched) and a :class:`SearchAgent` on it with the
+    bot's threshold, all-in answer and sampling: a ``search:`` bot is its own search agent, a
+    ``blueprint:`` bot its own network agent. A search the analyzer builds searches every postflop
+    street within ``search_budget_ms``. ``name`` is how the page names the bot (default: ``spec``):
+    the spec as the user gave it, where ``spec`` may hold a path resolved from it. Raises
+    ``ValueError`` for a bad spec.
     """
 
-    def __init__(self, spec: str, *, search_budget_ms: float = DEFAULT_SEARCH_BUDGET_MS) -> None:
+    def __init__(
+        self, spec: str, *, search_budget_ms: float = DEFAULT_SEARCH_BUDGET_MS, name: str | None = None
+    ) -> None:
         if not search_budget_ms > 0:
             raise ValueError(f"search budget {search_budget_ms!r} ms is not a positive number")
-        self.spec = spec
+        self.spec = spec.strip() if name is None else name
         self.bot = make_agent(spec)
         self.lock = threading.Lock()
         self.blueprint_agent: BlueprintAgent | None = None
         self.search_agent: SearchAgent | None = None
+        self._searched: dict[Any, tuple[int, float]] = {}
+        """The iterations and seconds of each search the analyzer ran, by public state."""
         if isinstance(self.bot, SearchAgent):
             self.search_agent = self.bot
             self.blueprint_agent = _network_agent(self.bot)
         elif isinstance(self.bot, BlueprintAgent):
-            # A street-pipeline bot searches inside its decisions: its network gets an agent of its own.
-            street = isinstance(self.bot, StreetSearchAgent)
-            self.blueprint_agent = _network_agent(self.bot) if street else self.bot
+            self.blueprint_agent = self.bot
             self.search_agent = SearchAgent(
                 self.bot.blueprint,
-                _river_search(search_budget_ms),
+                _budgeted_search(search_budget_ms),
                 sample=self.bot.sample,
                 threshold=self.bot.threshold,
                 allin=self.bot.allin,
@@ -411,13 +417,14 @@ class Analyzer:
     # ------------------------------------------------------------------ views
 
     def describe(self) -> dict[str, Any]:
-        """The bot and what the analyzer can show for it."""
+        """The bot, what the analyzer can show for it, and the spot the page opens on."""
         return {
             "bot": self.spec,
+            "example": EXAMPLE_SPOT,
             "blueprint": self.blueprint_agent is not None,
             "search": self.search_agent is not None,
             "search_budget_ms": (
-                None if self.search_agent is None else self.search_agent.config.river.budget_ms
+                None if self.search_agent is None else search_budget_ms(self.search_agent, Street.RIVER)
             ),
             "stack": DEFAULT_STACK,
             "blinds": [SMALL_BLIND, BIG_BLIND],
@@ -452,9 +459,8 @@ class Analyzer:
         """The action frequencies after search, with the solver's iterations and seconds.
 
         ``available`` is false where the bot has no blueprint to search with. ``note`` says when
-        the answer is not a search's: a street before the river (the blueprint plays it), an all-in
-        off the menu (a solved call-or-fold game answers it), or a solver not ready within the
-        budget.
+        the answer is not a search's: the preflop or a street the bot does not search (the
+        blueprint plays it; an all-in off the menu is answered by a solved call-or-fold game).
         """
         agent = self.search_agent
         if agent is None:
@@ -464,26 +470,25 @@ class Analyzer:
             }
         observation = spot.observation
         street = observation.street
+        key = public_key(observation)
         with self.lock:
-            unready = agent.searches_unready
-            solves = agent.solves
+            searches = len(agent.stats)
             started = time.perf_counter()
             probabilities, actions = agent.decision(observation)
             wall = time.perf_counter() - started
             iterations, seconds, note = 0, 0.0, ""
-            if agent.answers_offtree_allin(observation):
+            solved = len(agent.stats) > searches
+            if agent.searches(street):
+                if solved:  # the decision's own solve is the last: its earlier ones come first
+                    self._searched[key] = (agent.stats[-1].iterations, agent.stats[-1].seconds)
+                iterations, seconds = self._searched.get(key, (0, 0.0))
+            elif agent.answers_offtree_allin(observation):
                 solution = agent.allin_solution(observation, replay_observation(observation))
                 note = "an all-in off the bot's menu: a solved call-or-fold game answers it"
                 if solution is not None:
                     iterations, seconds = solution.iterations, solution.seconds
-            elif agent.searches_unready > unready:
-                note = "the solver was not ready within the budget, so this is the blueprint's answer"
-            elif street == Street.RIVER:
-                river = agent.river_solution(observation)
-                iterations, seconds = river.iterations, river.seconds
             else:
                 note = f"no search on the {STREET_NAMES[street]}: the bot plays the blueprint there"
-            solved = agent.solves > solves
         frequencies = slot_frequencies(probabilities, actions, purify=not agent.sample)
         return {
             "available": True,
@@ -651,7 +656,7 @@ class Analyzer:
 def search_budget_ms(agent: SearchAgent, street: int) -> float | None:
     """The time budget of ``agent``'s search on ``street`` (None: no budget, or no search there)."""
     search = agent.config.street(street)
-    return search.budget_ms if search.iterations > 0 else None
+    return search.budget_ms if search is not None and search.iterations > 0 else None
 
 
 def spot_facts(spot: Spot) -> dict[str, Any]:
@@ -775,6 +780,7 @@ __all__ = [
     "ACTION_NAMES",
     "DEFAULT_SEARCH_BUDGET_MS",
     "DEFAULT_STACK",
+    "EXAMPLE_SPOT",
     "Analyzer",
     "Frequencies",
     "LoggedHand",

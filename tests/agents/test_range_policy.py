@@ -21,13 +21,12 @@ import torch
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.blueprint import BlueprintAgent, slot_range_policy, with_hole_cards
 from pokerai.agents.search import SearchAgent
-from pokerai.agents.street import StreetSearchAgent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.eval.duplicate import run_chunks
 from pokerai.eval.lbr import LBRConfig, lbr_match
 from pokerai.search.combos import ALL_COMBOS, combos_holding
-from pokerai.search.config import PreflopSearch, RiverSearch, SearchConfig, TurnSearch
+from pokerai.search.config import FlopSearch, RiverSearch, SearchConfig, TurnSearch
 from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, DECK
 
 SAMPLED_TOLERANCE = 1e-6
@@ -158,32 +157,33 @@ def test_blueprint_range_policy_answers_an_offmenu_allin_with_its_solve(
     assert not np.allclose(solved.probability(observation, fold), networked.probability(observation, fold))
 
 
-@pytest.mark.parametrize("river_allin", [False, True])
-def test_search_range_policy_agrees_on_the_river(capped: Blueprint, river_allin: bool) -> None:
-    agent = SearchAgent(
-        capped,
-        SearchConfig(river=RiverSearch(iterations=30, budget_ms=None), river_allin=river_allin),
-        threshold=0.3,
-    )
+RIVER_ONLY = SearchConfig(
+    flop=FlopSearch(iterations=0),
+    turn=TurnSearch(iterations=0),
+    river=RiverSearch(iterations=30, budget_ms=None),
+)
+"""The river searched for 30 iterations whatever the time; the blueprint on the other streets."""
+
+
+def test_search_range_policy_agrees_on_the_river(capped: Blueprint) -> None:
+    agent = SearchAgent(capped, RIVER_ONLY, threshold=0.3)
     for actions in (CHECKED_DOWN, [*CHECKED_DOWN, (1, ActionKind.RAISE, 400)]):
         observation = Observation.from_state(spot(capped, actions))
         assert observation.street == 3
         hands = hands_off(observation, 300)
         assert_agrees(agent, observation, hands, sampled=True)
-    assert agent.solves == 2  # one solve per public state, whatever the hands
+    assert len(agent.stats) == 2  # one solve per public state, whatever the hands
 
 
 def test_search_range_policy_before_the_river_is_the_blueprints(capped: Blueprint) -> None:
-    agent = SearchAgent(
-        capped, SearchConfig(river=RiverSearch(iterations=30, budget_ms=None)), threshold=0.3, sample=False
-    )
+    agent = SearchAgent(capped, RIVER_ONLY, threshold=0.3, sample=False)
     blueprint = BlueprintAgent(capped, threshold=0.3, sample=False)
     observation = Observation.from_state(spot(capped, CHECKED_DOWN[:2]))
     hands = hands_off(observation, None)
     searched = agent.range_policy(observation, hands)
     plain = blueprint.range_policy(observation, hands)
     np.testing.assert_array_equal(searched.probabilities, plain.probabilities)
-    assert agent.solves == 0
+    assert agent.stats == []
 
 
 def test_slots_that_stand_for_one_action_are_one_row() -> None:
@@ -269,21 +269,18 @@ def test_blueprint_range_policy_answers_a_preflop_shove(capped: Blueprint) -> No
 
 
 @pytest.mark.slow
-def test_street_search_range_policy_agrees_on_searched_turn_and_preflop(capped: Blueprint) -> None:
-    agent = StreetSearchAgent(
+def test_street_search_range_policy_agrees_on_a_searched_turn(capped: Blueprint) -> None:
+    agent = SearchAgent(
         capped,
         SearchConfig(
-            pipeline="street",
-            preflop=PreflopSearch(iterations=10, budget_ms=None, max_raises=1),
-            turn=TurnSearch(iterations=10, budget_ms=None, leaves="blueprint", river_cards=5),
+            flop=FlopSearch(iterations=0),
+            turn=TurnSearch(iterations=10, budget_ms=None, river_cards=5),
             river=RiverSearch(iterations=10, budget_ms=None),
         ),
         threshold=0.3,
     )
-    for actions in ([], CHECKED_DOWN[:4]):
-        observation = Observation.from_state(spot(capped, actions))
-        assert observation.street in (0, 2)
-        assert_agrees(agent, observation, hands_off(observation, 200), sampled=True)
+    observation = Observation.from_state(spot(capped, CHECKED_DOWN[:4]))
+    assert observation.street == 2
+    assert_agrees(agent, observation, hands_off(observation, 200), sampled=True)
     # One solve per public state: the turn once, however many hands asked there.
-    streets = [stat.street for stat in agent.stats]
-    assert streets.count(2) == 1 and streets.count(0) >= 1
+    assert [stat.street for stat in agent.stats] == [2]

@@ -39,7 +39,8 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
     from pokerai.agents.search import SearchAgent
 
     agent = make_agent(
-        "search:checkpoints/hunl_tiny?iterations=7&budget_ms=50&threshold=0.3&max_raises=none&full_iterations=5"
+        "search:checkpoints/hunl_tiny?river.iterations=7&river.budget_ms=50&threshold=0.3"
+        "&river.max_raises=none&river.full_iterations=5"
     )
     assert isinstance(agent, SearchAgent)
     assert not agent.config.safe and make_agent("search:checkpoints/hunl_tiny?safe=1").config.safe  # type: ignore[attr-defined]
@@ -51,9 +52,9 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
         None,
         5,
     )
-    assert agent.config.opponent_threshold is None
-    found = make_agent("search:checkpoints/hunl_tiny?opponent_threshold=0")
-    assert found.config.opponent_threshold == 0.0  # type: ignore[attr-defined]
+    assert agent.config.opponent_threshold == 0.0
+    found = make_agent("search:checkpoints/hunl_tiny?opponent_threshold=0.3")
+    assert found.config.opponent_threshold == 0.3  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -61,14 +62,9 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
     [
         ("search:checkpoints/hunl_tiny?depth=3", "unknown option 'depth'"),
         ("search:checkpoints/hunl_tiny?safe=yes", "safe: expected true or false, got 'yes'"),
-        (
-            "search:checkpoints/hunl_tiny?iterations=-1",
-            r"iterations=-1: river\.iterations: must be at least 0",
-        ),
-        (
-            "search:checkpoints/hunl_tiny?budget_ms=0",
-            "budget_ms=0: river: budget_ms must be a positive number",
-        ),
+        ("search:checkpoints/hunl_tiny?river.iterations=-1", r"river\.iterations: must be at least 0"),
+        ("search:checkpoints/hunl_tiny?river.budget_ms=0", "river: budget_ms must be a positive number"),
+        ("search:checkpoints/hunl_tiny?pipeline=street", "unknown option 'pipeline'"),
         (
             "search:checkpoints/hunl_tiny?opponent_threshold=x",
             "opponent_threshold: expected a number, got 'x'",

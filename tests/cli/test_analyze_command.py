@@ -33,18 +33,25 @@ def test_bad_options_are_one_line_and_status_2(
     assert sentence in error and "Traceback" not in error
 
 
-def test_analyze_prints_its_url_and_serves_the_api() -> None:
-    command = [sys.executable, "-m", "pokerai.cli.main", "analyze", "--bot", "call", "--port", "0"]
+@pytest.mark.parametrize(
+    ("arguments", "bot"),
+    [
+        (["--bot", "call"], "call"),
+        ([], "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"),  # not the path it was found at
+    ],
+)
+def test_analyze_prints_its_url_and_serves_the_api(arguments: list[str], bot: str) -> None:
+    command = [sys.executable, "-m", "pokerai.cli.main", "analyze", *arguments, "--port", "0"]
     process = interruptible(command, ROOT)
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
         second = process.stdout.readline()
-        assert first == "pokerai analyze: bot call\n", first + second
+        assert first == f"pokerai analyze: bot {bot}\n", first + second
         assert second.startswith("open http://127.0.0.1:") and second.endswith("/ (Ctrl-C stops)\n")
         url = second.split()[1]
         with urllib.request.urlopen(f"{url}api/bot", timeout=600) as answer:
-            assert json.load(answer)["bot"] == "call"
+            assert json.load(answer)["bot"] == bot
         with urllib.request.urlopen(url, timeout=600) as page:
             assert b"pokerai hand analyzer" in page.read()
     finally:

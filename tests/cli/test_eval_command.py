@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from pokerai.cli import evaluate
+from pokerai.cli import evaluate, output
 
 DUPLICATE_KEYS = {"a", "b", "pairs", "hands", "mbb_per_hand", "ci95", "seconds", "hands_per_second"}
 
@@ -59,6 +60,34 @@ def test_duplicate_human_output_and_log(capsys: pytest.CaptureFixture[str], tmp_
     assert "raise vs call" in out and "mbb/hand" in out and "95% CI" in out
     lines = log.read_text().splitlines()
     assert len(lines) == 10 and all(line.startswith("STATE:") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("argv", "label", "key", "total", "unit"),
+    [
+        (["--lbr", "--a", "call", "--hands", "6", "--lbr-runouts", "30"], "LBR", "hands", 6, "hands"),
+        (["--a", "call", "--b", "random", "--pairs", "30"], "duplicate match", "pairs", 30, "pairs"),
+    ],
+)
+def test_a_json_run_keeps_stdout_one_object_and_shows_progress_on_stderr(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    label: str,
+    key: str,
+    total: int,
+    unit: str,
+) -> None:
+    monkeypatch.setattr(output, "PROGRESS_INTERVAL_S", 0.0)  # a line at every update, however quick
+    assert run(*argv, "--json") == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("\n") == 1 and json.loads(captured.out)[key] == total
+    lines = captured.err.splitlines()
+    pattern = re.compile(rf"{label}: (\d+)/{total} {unit}, \d+m\d\ds")
+    matches = [pattern.fullmatch(line) for line in lines]
+    assert len(lines) >= 2 and all(matches), captured.err
+    done = [int(match[1]) for match in matches if match]
+    assert done == sorted(done) and done[-1] == total
 
 
 def test_lbr_json_and_text(capsys: pytest.CaptureFixture[str]) -> None:

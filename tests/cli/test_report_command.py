@@ -66,3 +66,18 @@ def test_bad_input_is_one_sentence_and_status_2(
 def test_an_unknown_lbr_menu_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "--a", "raise", "--lbr-menus", "paper"]) == 2
     assert "unknown LBR menu 'paper'" in capsys.readouterr().err
+
+
+def test_the_report_shows_its_progress_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokerai.cli import output
+
+    monkeypatch.setattr(output, "PROGRESS_INTERVAL_S", 0.0)  # a line at every update, however quick
+    argv = ["report", "--a", "raise", "--hands", "4", "--opponents", "call,random", "--lbr-menus", "none"]
+    assert main([*argv, "--out", str(tmp_path / "report")]) == 0
+    captured = capsys.readouterr()
+    assert "| `random` | duplicate | 4 |" in captured.out and "hands, 0m" not in captured.out
+    lines = captured.err.splitlines()
+    assert lines and all(line.startswith("report: ") and "/8 hands, " in line for line in lines), captured.err
+    assert lines[-1].startswith("report: 8/8 hands, ")

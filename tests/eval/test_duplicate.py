@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -183,19 +181,3 @@ def test_swapped_cards_self_play_is_exactly_zero() -> None:
     result = duplicate_match(RandomAgent(), RandomAgent(), 100, seed=3, swap_cards=True)
     assert result.a_results.shape == (100, 4)
     assert result.mbb_per_hand == 0.0 and result.ci95 == (0.0, 0.0)
-
-
-def test_an_atomic_write_leaves_an_ordinary_file(tmp_path: Path) -> None:
-    import os
-    import stat
-
-    from pokerai.eval.duplicate import write_atomically
-
-    target = tmp_path / "report.md"
-    write_atomically(target, "first")
-    write_atomically(target, "second")
-    assert target.read_text(encoding="utf-8") == "second"
-    assert [path.name for path in tmp_path.iterdir()] == ["report.md"]  # no temporary file left
-    mask = os.umask(0)
-    os.umask(mask)
-    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask  # readable as any new file, not 0600

@@ -10,7 +10,7 @@ from pokerai.engine.cards import parse_cards
 from pokerai.engine.equity import equity
 from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState
 from pokerai.eval.lbr import ALL_COMBOS, LBRConfig, LocalBestResponse, combo_equities, lbr_match
-from tests.eval.toy_agents import FoldAgent, NoneCaller, PairRaiser, RecordingFolder, SilentCaller
+from tests.eval.toy_agents import FoldAgent, NoneCaller, PairRaiser, SilentCaller
 
 FAST = LBRConfig(runouts=50)
 
@@ -120,21 +120,6 @@ def test_an_always_folding_agent_gives_up_only_its_blinds() -> None:
     # the big blind: 75 chips = 750 mbb/hand.
     assert result.mbb_per_hand <= 750.0 + result.estimate.half_width
     assert result.mbb_per_hand == pytest.approx(750.0)
-
-
-def test_the_target_learns_from_lbrs_hands_only_when_asked() -> None:
-    silent = RecordingFolder()
-    lbr_match(silent, 6, seed=0, lbr_config=FAST)
-    assert silent.summaries == [], "by default the target's models see nothing"
-    learning = RecordingFolder()
-    result = lbr_match(learning, 6, seed=0, lbr_config=FAST, learn=True)
-    assert len(learning.summaries) == 6
-    # Hand i: LBR is player i % 2, so the target's summary is for the other seat; it folds or is
-    # folded to, so it wins or loses exactly what LBR loses or wins.
-    assert [summary.player for summary in learning.summaries] == [1, 0, 1, 0, 1, 0]
-    assert [-summary.returns[summary.player] for summary in learning.summaries] == list(
-        result.exploiter_results
-    )
 
 
 def test_exploits_call_and_random_quickly() -> None:

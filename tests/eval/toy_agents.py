@@ -103,15 +103,3 @@ class RecordingCaller(Agent):
 
     def end_hand(self, summary: HandSummary) -> None:
         self.summaries.append(summary)
-
-
-class RecordingFolder(FoldAgent):
-    """A :class:`FoldAgent` (it says its probabilities) that keeps what ``end_hand`` tells it."""
-
-    name = "fold_recorder"
-
-    def __init__(self) -> None:
-        self.summaries: list[HandSummary] = []
-
-    def end_hand(self, summary: HandSummary) -> None:
-        self.summaries.append(summary)

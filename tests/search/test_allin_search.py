@@ -25,8 +25,9 @@ from pokerai.search.allin import (
 )
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, combo_index, combos_holding
+from pokerai.search.config import FlopSearch, RiverSearch, SearchConfig, TurnSearch
 from pokerai.search.subgame import DECISION, TERMINAL, counterfactual_values, solve
-from tests.search.hunl_spots import CAPPED, DECK
+from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, DECK
 
 MENU = BetMenu(pot_fractions=(0.5, 1.0, 2.0), all_in=True, all_in_max_pots=2, max_raises=2)
 
@@ -199,28 +200,31 @@ def test_the_agent_answers_an_offtree_allin_with_the_solve_and_nothing_else(capp
 def test_allin_option_in_specs_and_errors() -> None:
     agent = make_agent(f"blueprint:{CAPPED}?threshold=0.3&allin=solve")
     assert isinstance(agent, BlueprintAgent) and agent.allin == "solve" and agent.threshold == 0.3
-    assert make_agent(f"blueprint:{CAPPED}").allin == "policy"  # type: ignore[attr-defined]
+    default = make_agent(f"blueprint:{CAPPED}")
+    assert isinstance(default, BlueprintAgent) and (default.allin, default.threshold) == ("solve", 0.3)
+    raw = make_agent(f"blueprint:{CAPPED}?allin=policy&threshold=0")
+    assert isinstance(raw, BlueprintAgent) and (raw.allin, raw.threshold) == ("policy", 0.0)
     with pytest.raises(ValueError, match="allin='sometimes' is not one of policy, solve"):
         make_agent(f"blueprint:{CAPPED}?allin=sometimes")
     with pytest.raises(ValueError, match="allin 'x' is not one of"):
         BlueprintAgent(Blueprint.load(CAPPED), allin="x")
 
 
-def test_search_agent_answers_an_offtree_allin_with_the_solve_on_the_river(capped: Blueprint) -> None:
-    river = hand(
-        capped.game.config,
-        [*FLOP_CHECKED_TO, (0, ActionKind.CHECK, 0), (1, ActionKind.CHECK, 0), (0, ActionKind.CHECK, 0)],
-    )
+def test_search_agent_re_solves_an_offtree_allin_on_a_searched_street(capped: Blueprint) -> None:
+    river = hand(capped.game.config, CHECKED_DOWN)  # the searcher's own earlier actions on its menu
     assert len(river.board) == 5 and river.to_act == 1
-    searching = SearchAgent(capped, threshold=0.3, allin="solve")
-    assert not searching.answers_offtree_allin(Observation.from_state(river))
+    config = SearchConfig(
+        flop=FlopSearch(iterations=0), turn=TurnSearch(iterations=0), river=RiverSearch(20, budget_ms=None)
+    )
+    searching = SearchAgent(capped, config, threshold=0.3, allin="solve")
     river.apply(Action(1, ActionKind.RAISE, river.max_raise_to or 0))
     observation = Observation.from_state(river)
     assert searching.answers_offtree_allin(observation)
-    solved = BlueprintAgent(capped, threshold=0.3, allin="solve").decision(observation)[0]
-    assert np.array_equal(searching.decision(observation)[0], solved)
-    assert searching.solves == 0 and searching.allin_solves == 1  # no river search was run
-    assert make_agent(f"search:{CAPPED}?allin=solve").allin == "solve"  # type: ignore[attr-defined]
+    probabilities, actions = searching.decision(observation)
+    assert probabilities.sum() == pytest.approx(1.0)
+    assert all(actions[slot] is not None for slot in np.flatnonzero(probabilities > 0))
+    assert len(searching.stats) == 1 and searching.allin_solves == 0, "the all-in is in the river's tree"
+    assert make_agent(f"search:{CAPPED}?allin=policy").allin == "policy"  # type: ignore[attr-defined]
 
 
 def test_every_hand_off_the_board_gets_an_answer_on_the_turn(capped: Blueprint) -> None:

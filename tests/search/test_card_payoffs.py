@@ -9,7 +9,7 @@ from pokerai.abstraction.bets import BetAbstraction
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, HUNLConfig, HUNLState
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, COMBO_INDEX, NUM_COMBOS
-from pokerai.search.river import RiverSubgame, build_river_subgame
+from pokerai.search.payoffs import RiverPayoffs
 from pokerai.search.showdown import (
     FOLD_MATRIX,
     SHOWDOWN_MATRIX,
@@ -27,6 +27,7 @@ from pokerai.search.subgame import (
     solve,
     with_resolve_gadget,
 )
+from pokerai.search.tree import StreetTree, build_street_tree
 from tests.search.hunl_spots import CHECKED_DOWN
 
 BOARDS = ("Qs9h2c5d3s", "7h7d7s2c2d", "AsKsQsJsTs", "8c8d9h9sKc")
@@ -75,7 +76,7 @@ def test_pair_blocks_match_the_boards_matrices(board_text: str) -> None:
         river_pair_matrices(board, np.array([COMBO_INDEX[board[0], board[1]]]), hands[:3])
 
 
-def river_subgame_for(board_text: str) -> tuple[HUNLState, RiverSubgame]:
+def river_subgame_for(board_text: str) -> tuple[HUNLState, StreetTree]:
     """A checked-down river spot on ``board_text`` with uneven beliefs over every hand."""
     deck = parse_cards("AhKd 4c4h") + parse_cards(board_text)
     state = HUNLState.new(HUNLConfig(), 0, deck=deck)
@@ -83,7 +84,8 @@ def river_subgame_for(board_text: str) -> tuple[HUNLState, RiverSubgame]:
         state.apply(Action(player, kind, amount))
     rng = np.random.default_rng(3)
     beliefs = rng.random((2, NUM_COMBOS)) ** 3
-    return state, build_river_subgame(state, BetAbstraction(), beliefs, max_raises=2)
+    payoffs = RiverPayoffs(tuple(state.board), river_ranks(tuple(state.board))[0])
+    return state, build_street_tree(state, BetAbstraction(), payoffs, beliefs[:, payoffs.hands], max_raises=2)
 
 
 @pytest.mark.parametrize("board_text", BOARDS[:2])
@@ -106,7 +108,7 @@ def test_the_safe_gadget_solve_is_the_same_with_card_payoffs() -> None:
         children = subgame.children(node)
         blueprint[children.start : children.stop] /= blueprint[children.start : children.stop].sum(axis=0)
     blueprint[0] = 1.0
-    assert river.root is not None and state.to_act is not None
+    assert state.to_act is not None
     gadget = with_resolve_gadget(river.root, subgame, blueprint, state.to_act, valid=FOLD_MATRIX)
     assert len(gadget.matrices) == 3, "fold, showdown and the dense opt-out matrix"
     structure = river_card_payoffs(state.board, river.hands)

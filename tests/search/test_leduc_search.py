@@ -145,39 +145,6 @@ def test_round_start_search_freezes_own_earlier_decisions(
     assert np.allclose(search.decide(public)[np.ix_(cards, now)], expected, atol=1e-12)
 
 
-@pytest.mark.parametrize("safe", [False, True])
-def test_a_path_floor_keeps_the_opponents_earlier_action_of_the_round_for_every_card(safe: bool) -> None:
-    # Second round on the jack of spades: player 0 checked, player 1 bet; player 0 decides.
-    public = PublicState(JACK_SPADES, ("cc", "cr"))
-    cards = [card for card in range(6) if card != JACK_SPADES]
-
-    def raise_at_the_bet(path_floor: float) -> np.ndarray:
-        config = LeducSearchConfig(root="round", safe=safe, path_floor=path_floor)
-        searched = LeducSearch(cfr_plus(10), config).searched(public)
-        assert searched is not None
-        subgame, solution = searched
-        bet = subgame.path[1]
-        assert int(subgame.game.player[bet]) == 1
-        assert sorted(subgame.fixed) == ([subgame.path[0], bet] if path_floor > 0 else [subgame.path[0]])
-        labels = [int(subgame.game.label[child]) for child in subgame.game.children(bet)]
-        return solution.strategy(subgame.game, bet)[cards, labels.index(RAISE)]
-
-    assert raise_at_the_bet(0.0).min() < 0.6
-    assert raise_at_the_bet(0.6).min() >= 0.6 - 1e-12
-
-
-def test_a_path_floor_without_the_gadget_is_exploitable_from_an_equilibrium_blueprint() -> None:
-    """Unsafe round-root search that assumes weak cards in the opponent's bets calls too much."""
-
-    def unsafe(path_floor: float) -> float:
-        config = LeducSearchConfig(
-            iterations=100, full_iterations=100, safe=False, root="round", path_floor=path_floor
-        )
-        return float(exploitability(LeducSearch(cfr_plus(1000), config).policy()))
-
-    assert unsafe(0.3) > unsafe(0.0) + 0.1
-
-
 def test_safe_depth_limited_search_keeps_an_equilibrium_blueprint_near_equilibrium() -> None:
     """From a near-equilibrium blueprint, safe depth-limited search stays close; blueprint leaves do not."""
     blueprint = cfr_plus(1000)
@@ -214,8 +181,6 @@ def test_unsafe_root_is_exploitable() -> None:
         ({"root": "street"}, "root"),
         ({"floor": 1.0}, "floor"),
         ({"floor": -0.1}, "floor"),
-        ({"root": "round", "path_floor": 1.0}, "path_floor"),
-        ({"path_floor": 0.1}, "path_floor"),
     ],
 )
 def test_bad_settings_are_refused(changes: dict[str, object], message: str) -> None:

@@ -1,6 +1,6 @@
 """The rollouts that value the street pipeline's depth-limited leaves, checked on river-start leaves.
 
-A leaf at the end of the turn is valued by :func:`~pokerai.search.street.rollout_matrices`
+A leaf at the end of the turn is valued by :func:`~pokerai.search.rollouts.rollout_matrices`
 over sampled river cards; the oracle walks the engine's river tree hand by hand.
 """
 
@@ -18,14 +18,8 @@ from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import ActionKind, HUNLState, Street
 from pokerai.search.beliefs import combo_probabilities
 from pokerai.search.combos import ALL_COMBOS, combo_index
-from pokerai.search.street import (
-    CONTINUATIONS,
-    LeafSettings,
-    _card_showdowns,
-    next_cards,
-    rollout_matrices,
-    turn_street_matrices,
-)
+from pokerai.search.equity import card_showdowns, next_cards, turn_street_matrices
+from pokerai.search.rollouts import CONTINUATIONS, LeafSettings, rollout_matrices
 from tests.search.hunl_spots import DECK, scripted
 
 
@@ -45,7 +39,7 @@ def leaf_matrices(
     all_hands, valid, _, ranks = turn_street_matrices(tuple(leaf.board[:4]))
     rows = np.searchsorted(all_hands, hands)
     card_ranks = np.ascontiguousarray(ranks[np.ix_(np.asarray(cards), rows)])
-    showdown = _card_showdowns(card_ranks, np.ascontiguousarray(valid[np.ix_(rows, rows)]))
+    showdown = card_showdowns(card_ranks, np.ascontiguousarray(valid[np.ix_(rows, rows)]))
     settings = LeafSettings(tuple(continuations), len(cards), max_raises, bias)
     return rollout_matrices(blueprint, leaf, hands, list(cards), showdown, chooser, settings, threshold)
 

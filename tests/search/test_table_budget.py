@@ -21,7 +21,7 @@ from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.search.allin import DEFAULT_ITERATIONS, load_solver_kernel, solve_allin, warm_up_allin
 from pokerai.search.combos import combos_holding
-from pokerai.search.config import PreflopSearch, RiverSearch, SearchConfig, TurnSearch
+from pokerai.search.config import FlopSearch, RiverSearch, SearchConfig, TurnSearch
 from tests.search.hunl_spots import CHECKED_DOWN, scripted
 
 
@@ -73,7 +73,7 @@ def test_budget_solves_fills_in_only_the_missing_budgets(capped: Blueprint) -> N
     search = SearchAgent(
         capped,
         SearchConfig(
-            preflop=PreflopSearch(budget_ms=None),
+            flop=FlopSearch(budget_ms=None),
             turn=TurnSearch(budget_ms=300),
             river=RiverSearch(budget_ms=None),
         ),
@@ -84,7 +84,7 @@ def test_budget_solves_fills_in_only_the_missing_budgets(capped: Blueprint) -> N
         search.allin_budget_ms,
         config.river.budget_ms,
         config.turn.budget_ms,
-        config.preflop.budget_ms,
+        config.flop.budget_ms,
     ) == (
         2000.0,
         2000.0,
@@ -93,7 +93,7 @@ def test_budget_solves_fills_in_only_the_missing_budgets(capped: Blueprint) -> N
     )
     default = SearchAgent(capped)
     default.budget_solves(2.0)
-    assert default.config.preflop.budget_ms == SearchConfig().preflop.budget_ms  # a budget already: kept
+    assert default.config.flop.budget_ms == SearchConfig().flop.budget_ms  # a budget already: kept
 
 
 @pytest.mark.parametrize("budget", [0, -5, True, "1"])
@@ -195,21 +195,24 @@ def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
     capped: Blueprint, slow_warm_up: threading.Event
 ) -> None:
     observation = Observation.from_state(scripted(capped, CHECKED_DOWN))  # the river, nobody all-in
-    agent = SearchAgent(capped, SearchConfig(river=RiverSearch(budget_ms=20)), threshold=0.3)
+    river_only = SearchConfig(flop=FlopSearch(iterations=0), turn=TurnSearch(iterations=0))
+    agent = SearchAgent(
+        capped, dataclasses.replace(river_only, river=RiverSearch(budget_ms=20)), threshold=0.3
+    )
     blueprint = BlueprintAgent(capped, threshold=0.3)
     assert np.array_equal(agent.decision(observation)[0], blueprint.decision(observation)[0])
-    assert (agent.searches_unready, agent.solves) == (1, 0)
+    assert (agent.searches_unready, len(agent.stats)) == (1, 0)
     slow_warm_up.set()
     assert allin_module._background is not None
     allin_module._background.join()
     agent.config = dataclasses.replace(agent.config, river=RiverSearch(budget_ms=1e6))
     assert np.array_equal(
         agent.decision(observation)[0],
-        SearchAgent(capped, SearchConfig(river=RiverSearch(budget_ms=None)), threshold=0.3).decision(
-            observation
-        )[0],
+        SearchAgent(
+            capped, dataclasses.replace(river_only, river=RiverSearch(budget_ms=None)), threshold=0.3
+        ).decision(observation)[0],
     )
-    assert (agent.searches_unready, agent.solves) == (1, 1)
+    assert (agent.searches_unready, len(agent.stats)) == (1, 1)
 
 
 def test_a_failed_warm_up_is_raised_where_a_decision_waits_for_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -121,7 +121,7 @@ def test_blueprint_folder_round_trip_and_play(tmp_path: Path, abstraction: Any, 
     assert result.hands == 40
     spec = make_agent(f"blueprint:{folder}")
     assert isinstance(spec, BlueprintAgent) and isinstance(spec.blueprint, TabularBlueprint)
-    searcher = make_agent(f"search:{folder}?iterations=20")
+    searcher = make_agent(f"search:{folder}?flop.iterations=0&turn.iterations=0&river.iterations=20")
     assert duplicate_match(searcher, make_agent("call"), 3, seed=2, config=trainer.game.config).hands == 6
     # The whole range at the first decision: one row per hand, each a distribution.
     state = HUNLState.new(trainer.game.config, 0, deck=range(9))

@@ -21,7 +21,7 @@ from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.search.allin import load_solver_kernel
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, combos_holding
-from pokerai.web.analysis import ACTION_NAMES, Analyzer, cell_name
+from pokerai.web.analysis import ACTION_NAMES, EXAMPLE_SPOT, Analyzer, cell_name
 from pokerai.web.app import create_app
 
 SPOT = {"hole": "AhKh", "board": "Ks7d2c", "history": "r300c/"}
@@ -83,6 +83,17 @@ def test_a_known_spot_gives_the_blueprints_frequencies_and_the_spots_facts(
         for amount, p in zip(direct.amounts, direct.probabilities[:, 0], strict=True)
     ]
     assert 0.5 < answer["equity"]["equity"] < 1.0  # top pair, top kicker against a calling range
+
+
+def test_the_page_opens_on_an_example_spot_and_names_the_bot_as_given(client: TestClient) -> None:
+    described = get(client, "/api/bot")
+    assert described["bot"] == default_opponent_spec() and described["example"] == EXAMPLE_SPOT
+    example = get(client, "/api/spot", **described["example"])
+    assert example["street"] == "flop" and sum(a["probability"] for a in example["actions"]) == pytest.approx(
+        1.0
+    )
+    named = Analyzer("call", name="call as typed")
+    assert named.describe()["bot"] == "call as typed" and Analyzer(" call ").describe()["bot"] == "call"
 
 
 def test_facing_a_raise_gives_the_pot_odds_and_names_the_sizes(client: TestClient) -> None:
@@ -162,10 +173,13 @@ def test_search_reports_its_iterations_on_the_river_and_says_where_it_does_not_s
     river = get(client, "/api/search", hole="AhKh", board="Ks7d2c5h9c", history="r300c/cc/cc/")
     assert river["available"] and river["iterations"] > 0 and river["seconds"] > 0
     assert sum(action["probability"] for action in river["actions"]) == pytest.approx(1.0)
-    flop = get(client, "/api/search", **SPOT)
-    assert flop["iterations"] == 0 and "no search on the flop" in flop["note"]
-    spot = get(client, "/api/spot", **SPOT)
-    assert [a["probability"] for a in flop["actions"]] == pytest.approx(
+    again = get(client, "/api/search", hole="AhKh", board="Ks7d2c5h9c", history="r300c/cc/cc/")
+    assert again["cached"] and again["iterations"] == river["iterations"]
+    preflop = {"hole": "AhKh", "history": "r300"}
+    searched = get(client, "/api/search", **preflop)
+    assert searched["iterations"] == 0 and "no search on the preflop" in searched["note"]
+    spot = get(client, "/api/spot", **preflop)
+    assert [a["probability"] for a in searched["actions"]] == pytest.approx(
         [a["probability"] for a in spot["actions"]]
     )
 
@@ -182,9 +196,7 @@ def test_a_bot_without_a_blueprint_shows_sampled_frequencies_and_no_search() -> 
 
 def test_a_street_pipeline_bot_shows_its_networks_frequencies(analyzer: Analyzer) -> None:
     # The street agent is a BlueprintAgent that searches; the spot view is its network's, unsearched.
-    street = Analyzer(
-        default_opponent_spec().replace("blueprint:", "search:", 1) + "&pipeline=street&flop.iterations=50"
-    )
+    street = Analyzer(default_opponent_spec().replace("blueprint:", "search:", 1))
     assert type(street.blueprint_agent) is BlueprintAgent and street.blueprint_agent is not street.bot
     with TestClient(create_app(street)) as street_client, TestClient(create_app(analyzer)) as client:
         theirs, ours = get(street_client, "/api/spot", **SPOT), get(client, "/api/spot", **SPOT)

@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from pokerai.cli.play import default_opponent_spec
+from pokerai.cli.play import DEFAULT_BLUEPRINT, DEFAULT_OPTIONS, default_opponent_spec
 from pokerai.search.allin import load_solver_kernel
-from pokerai.web.analysis import Analyzer
+from pokerai.web.analysis import EXAMPLE_SPOT, Analyzer
 from pokerai.web.app import create_app
 
 WAIT_S = 120.0
@@ -47,7 +47,8 @@ def server() -> Iterator[str]:
     """The analyzer of the shipped blueprint served on a free local port: its base URL."""
     import uvicorn
 
-    analyzer = Analyzer(default_opponent_spec(), search_budget_ms=300)
+    name = f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}"  # as pokerai analyze names it
+    analyzer = Analyzer(default_opponent_spec(), search_budget_ms=300, name=name)
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     app_server = uvicorn.Server(uvicorn.Config(create_app(analyzer), log_level="warning"))
@@ -131,11 +132,26 @@ def as_shown(actions: list[dict[str, Any]]) -> list[tuple[str, int, float, str]]
     return [(a["action"], a["amount"], a["probability"], f"{100 * a['probability']:.1f}%") for a in actions]
 
 
+def test_the_page_opens_on_the_example_spot_and_names_the_bot_as_given(server: str, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(server)
+    wait_until(driver, lambda session: session.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    example = api(server, "/api/spot", **EXAMPLE_SPOT)
+    shown = shown_frequencies(driver, "freq-blueprint", *EXAMPLE_SPOT.values())
+    assert shown == as_shown(example["actions"])
+    assert (
+        driver.find_element(By.ID, "bot-name").text
+        == "bot: blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
+    )
+
+
 def test_a_spot_built_by_clicking_shows_the_apis_frequencies(server: str, driver: Any) -> None:
     from selenium.webdriver.common.by import By
 
     driver.get(server)
     wait_until(driver, lambda session: session.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    click(driver, "clear")  # the page opens on an example spot
     click(driver, "card-Ah")
     click(driver, "card-Kh")
     preflop = api(server, "/api/spot", hole="AhKh", board="", history="")
@@ -200,6 +216,7 @@ def test_a_searched_spot_and_the_screenshot(server: str, driver: Any, tmp_path: 
     params = {"hole": "AhKh", "board": "Ks7d2c5h9c", "history": "r300c/cc/cc/"}
     driver.get(server)
     wait_until(driver, lambda session: session.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    click(driver, "clear")  # the page opens on an example spot
     for card in ("Ah", "Kh"):
         click(driver, f"card-{card}")
     history = driver.find_element(By.ID, "history")

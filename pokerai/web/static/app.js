@@ -540,6 +540,12 @@ async function start() {
   try {
     const bot = await api("/api/bot");
     $("bot-name").textContent = `bot: ${bot.bot}`;
+    if (bot.example) {  // open on an example spot; "clear spot" empties it
+      spot.hole = bot.example.hole.match(/../g);
+      spot.board = bot.example.board.match(/../g) || [];
+      spot.history = bot.example.history;
+      pick = "board";
+    }
   } catch (error) {
     setError(error.message);
   }

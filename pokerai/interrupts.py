@@ -1,9 +1,10 @@
-"""Ctrl-C during training: finish the iteration, write the checkpoint, then stop.
+"""Ctrl-C or ``kill`` during training: finish the iteration, write the checkpoint, then stop.
 
 Shared by the Deep CFR and the tabular trainers: inside
-:func:`finish_iteration_on_interrupt` a first SIGINT only asks the loop to stop after
-the iteration in progress; the trainer then writes its checkpoint and raises
-:class:`TrainingInterrupted`.
+:func:`finish_iteration_on_interrupt` a first SIGINT (Ctrl-C) or SIGTERM (``kill``, as a
+long run started in the background with ``nohup`` is stopped; such a job ignores SIGINT)
+only asks the loop to stop after the iteration in progress; the trainer then writes its
+checkpoint and raises :class:`TrainingInterrupted`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class TrainingInterrupted(KeyboardInterrupt):
 
 
 class InterruptRequest:
-    """Set by the SIGINT handler of :func:`finish_iteration_on_interrupt`."""
+    """Set by the SIGINT and SIGTERM handler of :func:`finish_iteration_on_interrupt`."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -40,15 +41,14 @@ class InterruptRequest:
 def finish_iteration_on_interrupt(
     on_interrupt: Callable[[], None] | None,
 ) -> Iterator[InterruptRequest]:
-    """While inside, a first SIGINT only sets ``requested`` (and calls ``on_interrupt``); a second one
-    raises ``KeyboardInterrupt`` at once. The previous handler is restored on the way out.
+    """While inside, a first SIGINT or SIGTERM only sets ``requested`` (and calls ``on_interrupt``); a
+    second one raises ``KeyboardInterrupt`` at once. The previous handlers are restored on the way out.
 
-    Only the main thread can handle signals; elsewhere, or where SIGINT is ignored (a background job)
-    or handled outside Python, nothing is installed and Ctrl-C keeps its usual effect.
+    Only the main thread can handle signals; elsewhere nothing is installed. A signal that is
+    ignored (SIGINT in a background job) or handled outside Python keeps its usual effect.
     """
     request = InterruptRequest()
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or previous in (None, signal.SIG_IGN):
+    if threading.current_thread() is not threading.main_thread():
         yield request
         return
 
@@ -59,11 +59,15 @@ def finish_iteration_on_interrupt(
         if on_interrupt is not None:
             on_interrupt()
 
-    signal.signal(signal.SIGINT, handle)
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    installed = [number for number, handler in previous.items() if handler not in (None, signal.SIG_IGN)]
+    for number in installed:
+        signal.signal(number, handle)
     try:
         yield request
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number in installed:
+            signal.signal(number, previous[number])
 
 
 __all__ = ["InterruptRequest", "TrainingInterrupted", "finish_iteration_on_interrupt"]

@@ -67,6 +67,14 @@ class TabularConfig:
     prune_probability: float = field(default=0.95, metadata={"min": 0.0, "max": 1.0})
     prune_threshold: float = field(default=-3.0e8, metadata={"help": "regret (chips) below which to prune"})
     regret_floor: float = field(default=-3.1e8, metadata={"help": "regrets never fall below this"})
+    explore: float = field(
+        default=0.0,
+        metadata={
+            "min": 0.0,
+            "max": 0.99,
+            "help": "chance the opponent's sampled action is uniform (to train answers to rare lines)",
+        },
+    )
     evaluation: TabularEvaluation = TabularEvaluation()
     checkpoint_every: int = field(
         default=1_000_000, metadata={"min": 1, "help": "iterations between checkpoints"}
@@ -91,6 +99,7 @@ class TabularConfig:
             prune_probability=self.prune_probability,
             prune_threshold=self.prune_threshold,
             regret_floor=self.regret_floor,
+            explore=self.explore,
         )
 
     @property

@@ -13,6 +13,13 @@ Extensive Games" (NeurIPS 2009), with the two changes that Pluribus's blueprint 
   below ``prune_threshold`` (chips), except actions that end the hand. Regrets are
   floored at ``regret_floor`` so that a pruned action can come back.
 
+* **Exploration** (``explore``, 0 by default): at the other player's decisions, with this
+  probability the sampled action is drawn uniformly instead of from the current strategy, so
+  the traverser's answers to lines the opponent seldom plays (a bet it rarely makes) are
+  trained against every hand rather than only the hands that play them. It is not weighted
+  back: the traverser learns to answer an opponent that strays that often, a more defensive
+  game than hold'em itself. The average strategy still gains the current strategy.
+
 One iteration deals the cards (the caller gives every player's bucket on every street
 and the showdown result), then traverses the tree once for each player. At the
 traverser's decisions every action is walked and its regret updated; at the other
@@ -63,7 +70,7 @@ def _regret_matching(regrets, start, count, out):
 
 @njit(cache=True)
 def _traverse(traverser, buckets, result, player, street, num_actions, children, amount, offsets,
-              regrets, strategy_sum, prune, prune_threshold, regret_floor, rng_state,
+              regrets, strategy_sum, prune, prune_threshold, regret_floor, explore, rng_state,
               node_at, next_action, strategy, values, explored):  # fmt: skip
     """One external-sampling traversal for ``traverser``; returns (its value, nodes touched)."""
     depth = 0
@@ -97,12 +104,16 @@ def _traverse(traverser, buckets, result, player, street, num_actions, children,
                     strategy_sum[start + a] += strategy[depth, a]
                 u = _uniform(rng_state)
                 chosen = count - 1
-                cumulative = 0.0
-                for a in range(count):
-                    cumulative += strategy[depth, a]
-                    if u < cumulative:
-                        chosen = a
-                        break
+                if u < explore:  # exploration: an action drawn uniformly (module docstring)
+                    chosen = min(int(u / explore * count), count - 1)
+                else:
+                    u = (u - explore) / (1.0 - explore)
+                    cumulative = 0.0
+                    for a in range(count):
+                        cumulative += strategy[depth, a]
+                        if u < cumulative:
+                            chosen = a
+                            break
                 node_at[depth] = children[node, chosen]
                 continue
             for a in range(count):
@@ -137,7 +148,7 @@ def _traverse(traverser, buckets, result, player, street, num_actions, children,
 
 @njit(cache=True)
 def _iteration(first, index, seed, buckets, results, pruned, player, street, num_actions, children,
-               amount, offsets, regrets, strategy_sum, prune_threshold, regret_floor, scratch_nodes,
+               amount, offsets, regrets, strategy_sum, prune_threshold, regret_floor, explore, scratch_nodes,
                scratch_next, scratch_strategy, scratch_values, scratch_explored):  # fmt: skip
     rng_state = np.empty(1, dtype=np.uint64)
     rng_state[0] = _mix(np.uint64(seed) * _GOLDEN + np.uint64(first + index))
@@ -145,7 +156,7 @@ def _iteration(first, index, seed, buckets, results, pruned, player, street, num
     for traverser in range(2):
         _, count = _traverse(traverser, buckets[index], results[index], player, street, num_actions,
                              children, amount, offsets, regrets, strategy_sum, pruned[index],
-                             prune_threshold, regret_floor, rng_state, scratch_nodes, scratch_next,
+                             prune_threshold, regret_floor, explore, rng_state, scratch_nodes, scratch_next,
                              scratch_strategy, scratch_values, scratch_explored)  # fmt: skip
         touched += count
     return touched
@@ -153,7 +164,8 @@ def _iteration(first, index, seed, buckets, results, pruned, player, street, num
 
 @njit(cache=True)
 def _run_serial(first, seed, buckets, results, pruned, player, street, num_actions, children, amount,
-                offsets, regrets, strategy_sum, prune_threshold, regret_floor, depth, width):  # fmt: skip
+                offsets, regrets, strategy_sum, prune_threshold, regret_floor, explore, depth,
+                width):  # fmt: skip
     nodes = np.empty(depth, dtype=np.int64)
     next_action = np.empty(depth, dtype=np.int64)
     strategy = np.empty((depth, width))
@@ -163,13 +175,15 @@ def _run_serial(first, seed, buckets, results, pruned, player, street, num_actio
     for index in range(buckets.shape[0]):
         touched += _iteration(first, index, seed, buckets, results, pruned, player, street, num_actions,
                               children, amount, offsets, regrets, strategy_sum, prune_threshold,
-                              regret_floor, nodes, next_action, strategy, values, explored)  # fmt: skip
+                              regret_floor, explore, nodes, next_action, strategy, values,
+                              explored)  # fmt: skip
     return touched
 
 
 @njit(cache=True, parallel=True)
 def _run_parallel(first, seed, buckets, results, pruned, player, street, num_actions, children, amount,
-                  offsets, regrets, strategy_sum, prune_threshold, regret_floor, depth, width):  # fmt: skip
+                  offsets, regrets, strategy_sum, prune_threshold, regret_floor, explore, depth,
+                  width):  # fmt: skip
     count = buckets.shape[0]
     touched = np.zeros(count, dtype=np.int64)
     for index in prange(count):
@@ -180,8 +194,8 @@ def _run_parallel(first, seed, buckets, results, pruned, player, street, num_act
         explored = np.empty((depth, width), dtype=np.bool_)
         touched[index] = _iteration(first, index, seed, buckets, results, pruned, player, street,
                                     num_actions, children, amount, offsets, regrets, strategy_sum,
-                                    prune_threshold, regret_floor, nodes, next_action, strategy, values,
-                                    explored)  # fmt: skip
+                                    prune_threshold, regret_floor, explore, nodes, next_action, strategy,
+                                    values, explored)  # fmt: skip
     return touched.sum()
 
 
@@ -195,8 +209,11 @@ class MCCFRSettings:
     prune_probability: float = 0.95
     prune_threshold: float = -3.0e8
     regret_floor: float = -3.1e8
+    explore: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.explore < 1.0:
+            raise ValueError(f"explore {self.explore!r} is not in [0, 1)")
         for name in ("discount_every", "discount_until", "prune_after"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -317,6 +334,7 @@ class TabularMCCFR:
             self.iteration, self.seed, buckets, results, pruned, tree.player, tree.street,
             tree.num_actions, tree.children, tree.amount, self.offsets, self.regrets,
             self.strategy_sum, float(self.settings.prune_threshold), float(self.settings.regret_floor),
+            float(self.settings.explore),
             self._depth, self._width,
         )  # fmt: skip
         if threads == 1:

@@ -48,11 +48,15 @@ def reference_run(
                 sums[start + a] += sigma[a]
             u = _uniform(rng)
             chosen, cumulative = count - 1, 0.0
-            for a in range(count):
-                cumulative += sigma[a]
-                if u < cumulative:
-                    chosen = a
-                    break
+            if u < settings.explore:  # a uniform action
+                chosen = min(int(u / settings.explore * count), count - 1)
+            else:
+                u = (u - settings.explore) / (1.0 - settings.explore)
+                for a in range(count):
+                    cumulative += sigma[a]
+                    if u < cumulative:
+                        chosen = a
+                        break
             return walk(int(children[chosen]), traverser, deal, result, prune, rng)
         explored = [
             not (prune and regrets[start + a] < settings.prune_threshold and tree.player[children[a]] >= 0)
@@ -76,11 +80,13 @@ def reference_run(
     return regrets, sums
 
 
-@pytest.mark.parametrize("prune", [False, True])
-def test_kernel_matches_the_plain_traversal(prune: bool) -> None:
+@pytest.mark.parametrize(("prune", "explore"), [(False, 0.0), (True, 0.0), (False, 0.3)])
+def test_kernel_matches_the_plain_traversal(prune: bool, explore: float) -> None:
     tree = leduc_betting_tree()
     settings = (
-        MCCFRSettings(prune_after=1, prune_threshold=-2.0, regret_floor=-3.0) if prune else MCCFRSettings()
+        MCCFRSettings(prune_after=1, prune_threshold=-2.0, regret_floor=-3.0)
+        if prune
+        else MCCFRSettings(explore=explore)
     )
     buckets, results = leduc_deals(np.random.default_rng(4), 300, IDENTITY)
     pruned = np.arange(300) % 3 == 1 if prune else np.zeros(300, dtype=bool)
@@ -92,6 +98,27 @@ def test_kernel_matches_the_plain_traversal(prune: bool) -> None:
     assert np.abs(regrets).sum() > 0 and sums.sum() > 0
     if prune:
         assert regrets.min() == pytest.approx(-3.0)  # the floor was reached, so some actions were pruned
+
+
+def test_exploration_trains_answers_to_lines_the_opponent_never_plays() -> None:
+    tree = leduc_betting_tree()
+    root = 0
+    bet = int(np.flatnonzero(tree.slots[root, : tree.num_actions[root]] == 2)[0])  # slot 2: bet
+    answer = int(tree.children[root, bet])  # player 1 facing the first bet
+    buckets, results = leduc_deals(np.random.default_rng(5), 2_000, IDENTITY)
+    touched = {}
+    for explore in (0.0, 0.2):
+        solver = TabularMCCFR(tree, IDENTITY.counts, seed=3, settings=MCCFRSettings(explore=explore))
+        count = int(tree.num_actions[root])
+        rows = solver.offsets[root] + np.arange(IDENTITY.counts[0])[:, None] * count + np.arange(count)
+        solver.regrets[rows] = np.where(np.arange(count) == bet, -1e9, 1.0)  # player 0 never bets
+        solver.run(buckets, results)
+        width = int(tree.num_actions[answer])
+        start = solver.offsets[answer]
+        touched[explore] = np.abs(solver.regrets[start : start + IDENTITY.counts[0] * width]).sum()
+    assert touched[0.0] == 0.0 and touched[0.2] > 0.0
+    with pytest.raises(ValueError, match="explore"):
+        MCCFRSettings(explore=1.0)
 
 
 def test_leduc_identity_buckets_converge_like_the_solvers_mccfr() -> None:

@@ -96,6 +96,27 @@ def test_resume_after_ctrl_c_is_exact(tmp_path: Path, abstraction: Any, fake_cac
     assert np.array_equal(resumed.solver.strategy_sum, whole.solver.strategy_sum)
 
 
+def test_kill_stops_a_background_run_after_its_batch_with_a_checkpoint(
+    tmp_path: Path, abstraction: Any, fake_cache: Path
+) -> None:
+    config = load_tabular_config(run_config(iterations=2_000))
+
+    def terminate_after_first_batch(iteration: int, scalars: dict[str, float]) -> None:
+        if iteration == 1_000:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a job started with nohup ... &
+    try:
+        stopped = TabularTrainer(config, tmp_path / "stopped", abstraction=abstraction)
+        with pytest.raises(TrainingInterrupted) as raised:
+            stopped.train(log=terminate_after_first_batch)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert raised.value.iteration == 1_000
+    assert TabularTrainer.resume(tmp_path / "stopped").iteration == 1_000
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is gone after the run
+
+
 def test_bad_checkpoints_are_named(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:
     with pytest.raises(TabularCheckpointError, match=r"holds no checkpoint\.npz"):
         TabularTrainer.resume(tmp_path)

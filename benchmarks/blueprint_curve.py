@@ -145,7 +145,7 @@ def measure_run(run: Path, args: argparse.Namespace, say: Callable[[str], None])
 
 
 def describe(name: str, row: dict[str, Any]) -> str:
-    parts = [f"{name} {row['deals'] / 1e6:,.0f} M deals:"]
+    parts = [f"{name} {row['deals'] / 1e6:,.0f} M deals:" if row["deals"] else f"{name}:"]
     for key in ("h2h", "h2h_aivat", "lbr", "lbr_aivat"):
         if key in row:
             mean, low, high = row[key]
@@ -220,6 +220,11 @@ def main() -> None:
     parser.add_argument("--spec", default="blueprint:{}", help="how a snapshot plays; {} is its folder")
     parser.add_argument("--reference", default=REFERENCE, help="the head-to-head opponent")
     parser.add_argument("--plot", type=Path, help="draw every run's curve to this PNG")
+    parser.add_argument(
+        "--lbr-reference",
+        action="store_true",
+        help="also run LBR against the reference bot itself on the same hands (the line to get below)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     curves = {}
@@ -227,6 +232,17 @@ def main() -> None:
         if not (run / "snapshots").is_dir():
             parser.error(f"{run} has no snapshots/ folder (set snapshot_every in its config)")
         curves[run.name.split("__")[0]] = measure_run(run, args, lambda line: print(line, flush=True))
+    if args.lbr_reference:
+        store = args.runs[0] / "curve_reference.json"
+        key = {"reference": args.reference, "lbr_hands": args.lbr_hands, "seed": args.seed}
+        saved = json.loads(store.read_text()) if store.is_file() else {}
+        if saved.get("settings") != key:
+            started = time.perf_counter()
+            row = lbr_with_folds(make_agent(args.reference), args.lbr_hands, args.seed)
+            row.update(deals=0, seconds=round(time.perf_counter() - started, 1))
+            saved = {"settings": key, "row": row}
+            store.write_text(json.dumps(saved, indent=1))
+        print(describe(f"reference {args.reference}", saved["row"]), flush=True)
     if args.plot:
         plot(curves, args.plot)
 

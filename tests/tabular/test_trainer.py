@@ -106,6 +106,7 @@ def test_kill_stops_a_background_run_after_its_batch_with_a_checkpoint(
             os.kill(os.getpid(), signal.SIGTERM)
 
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a job started with nohup ... &
+    before = signal.getsignal(signal.SIGTERM)
     try:
         stopped = TabularTrainer(config, tmp_path / "stopped", abstraction=abstraction)
         with pytest.raises(TrainingInterrupted) as raised:
@@ -114,7 +115,7 @@ def test_kill_stops_a_background_run_after_its_batch_with_a_checkpoint(
         signal.signal(signal.SIGINT, previous)
     assert raised.value.iteration == 1_000
     assert TabularTrainer.resume(tmp_path / "stopped").iteration == 1_000
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is gone after the run
+    assert signal.getsignal(signal.SIGTERM) is before  # the run's handler is gone, the previous one back
 
 
 def test_bad_checkpoints_are_named(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:

@@ -71,7 +71,16 @@ def test_deals_give_buckets_and_showdowns(abstraction: Any) -> None:
     assert abs(results.mean()) < 0.1  # the button's showdown wins are as likely as its losses
 
 
-def test_resume_after_ctrl_c_is_exact(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:
+@pytest.mark.parametrize(
+    ("stop", "sigint"),
+    [
+        (signal.SIGINT, signal.default_int_handler),  # Ctrl-C (a background shell ignores it: set it)
+        (signal.SIGTERM, signal.SIG_IGN),  # kill, in a job started with nohup ... & (Ctrl-C ignored)
+    ],
+)
+def test_resume_after_ctrl_c_or_kill_is_exact(
+    tmp_path: Path, abstraction: Any, fake_cache: Path, stop: signal.Signals, sigint: Any
+) -> None:
     config = load_tabular_config(run_config())
     whole = TabularTrainer(config, tmp_path / "whole", abstraction=abstraction)
     whole.train()
@@ -79,43 +88,23 @@ def test_resume_after_ctrl_c_is_exact(tmp_path: Path, abstraction: Any, fake_cac
 
     def interrupt_after_first_batch(iteration: int, scalars: dict[str, float]) -> None:
         if iteration == 1_000:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), stop)
 
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a background shell ignores it
+    previous = signal.signal(signal.SIGINT, sigint)
+    before = signal.getsignal(signal.SIGTERM)
     try:
         stopped = TabularTrainer(config, tmp_path / "stopped", abstraction=abstraction)
         with pytest.raises(TrainingInterrupted) as raised:
             stopped.train(log=interrupt_after_first_batch)
     finally:
         signal.signal(signal.SIGINT, previous)
+    assert signal.getsignal(signal.SIGTERM) is before  # the run's handler is gone, the previous one back
     assert raised.value.iteration == 1_000  # stopped before the next batch, its checkpoint written
     resumed = TabularTrainer.resume(tmp_path / "stopped")
     assert resumed.iteration == 1_000
     resumed.train()
     assert np.array_equal(resumed.solver.regrets, whole.solver.regrets)
     assert np.array_equal(resumed.solver.strategy_sum, whole.solver.strategy_sum)
-
-
-def test_kill_stops_a_background_run_after_its_batch_with_a_checkpoint(
-    tmp_path: Path, abstraction: Any, fake_cache: Path
-) -> None:
-    config = load_tabular_config(run_config(iterations=2_000))
-
-    def terminate_after_first_batch(iteration: int, scalars: dict[str, float]) -> None:
-        if iteration == 1_000:
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a job started with nohup ... &
-    before = signal.getsignal(signal.SIGTERM)
-    try:
-        stopped = TabularTrainer(config, tmp_path / "stopped", abstraction=abstraction)
-        with pytest.raises(TrainingInterrupted) as raised:
-            stopped.train(log=terminate_after_first_batch)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert raised.value.iteration == 1_000
-    assert TabularTrainer.resume(tmp_path / "stopped").iteration == 1_000
-    assert signal.getsignal(signal.SIGTERM) is before  # the run's handler is gone, the previous one back
 
 
 def test_bad_checkpoints_are_named(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:

@@ -167,7 +167,7 @@ def _tensorboard(run: Path, row: dict[str, Any]) -> None:
             writer.add_scalar(f"curve/{key}", value[0], row["deals"])
 
 
-def plot(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
+def plot(curves: dict[str, list[dict[str, Any]]], path: Path, reference_lbr: float | None = None) -> None:
     import matplotlib
     from plots import save_figure  # benchmarks/plots.py, beside this script
 
@@ -184,9 +184,12 @@ def plot(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
             points = [(row["deals"] / 1e6, *row[key]) for row in rows if key in row]
             if points:
                 x, mean, low, high = np.array(points).T
-                axis.plot(x, mean, marker="o", label=name)
-                axis.fill_between(x, low, high, alpha=0.2)
+                axis.errorbar(x, mean, yerr=[mean - low, high - mean], marker="o", capsize=3, label=name)
         axis.axhline(0.0, color="grey", linewidth=0.8)
+        if key == "lbr_aivat" and reference_lbr is not None:
+            axis.axhline(
+                reference_lbr, color="red", linestyle="--", linewidth=0.8, label="against the reference"
+            )
         axis.set_title(title)
         axis.set_xlabel("deals trained (millions)")
     for name, rows in curves.items():
@@ -244,7 +247,9 @@ def main() -> None:
             store.write_text(json.dumps(saved, indent=1))
         print(describe(f"reference {args.reference}", saved["row"]), flush=True)
     if args.plot:
-        plot(curves, args.plot)
+        store = args.runs[0] / "curve_reference.json"
+        reference = json.loads(store.read_text())["row"]["lbr_aivat"][0] if store.is_file() else None
+        plot(curves, args.plot, reference)
 
 
 if __name__ == "__main__":

@@ -98,9 +98,8 @@ def infoset_rows(
     actions = tree.num_actions[decisions].astype(np.int64)
     per_node = np.repeat(np.arange(decisions.size), counts)
     within = np.arange(per_node.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    starts = offsets[decisions][per_node] + within * actions[per_node]
-    order = np.argsort(starts, kind="stable")
-    return starts[order], actions[per_node][order]
+    # Decisions are ascending and their offsets follow that order, so the rows come out sorted.
+    return offsets[decisions][per_node] + within * actions[per_node], actions[per_node]
 
 
 def quantise(strategy: npt.NDArray[np.float32], widths: npt.NDArray[np.int64]) -> npt.NDArray[np.uint8]:

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from compare_agents import Opaque  # benchmarks/compare_agents.py, beside this script
 
-from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.agents.spec import make_agent
-from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
+from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.eval.aivat import AIVATConfig, hand_aivat
 from pokerai.eval.duplicate import AIVAT_STREAM, check_conservation, duplicate_match, mean_ci95
 from pokerai.eval.lbr import LBR_MENUS, LocalBestResponse, play_lbr_hand
@@ -78,25 +78,6 @@ def lbr_with_folds(target: Any, hands: int, seed: int) -> dict[str, Any]:
     for name, (count, folds) in faced.items():
         result[f"fold_{name}"] = [folds / count if count else float("nan"), count]
     return result
-
-
-class Opaque(Agent):
-    """``agent`` with its policy hidden, so that AIVAT uses only the other seat's (still unbiased). The
-    reference bot's all-in solve, asked for every hand at each of its decisions, would otherwise
-    cost seconds a hand."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.name = agent.name
-
-    def begin_hand(self, player: int, button: int) -> None:
-        self.agent.begin_hand(player, button)
-
-    def end_hand(self, summary: HandSummary) -> None:
-        self.agent.end_hand(summary)
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
-        return self.agent.act(observation, rng)
 
 
 def head_to_head(agent: Any, reference: Any, pairs: int, seed: int) -> dict[str, Any]:

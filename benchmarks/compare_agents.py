@@ -11,7 +11,9 @@ deal: its 95% interval is usually far narrower than either agent's own.
 
 Prints a Markdown table: each agent's mbb/hand against B with its 95% interval,
 and its paired difference from the first agent (mbb/hand, 95% interval over
-pairs, normal approximation), with the seconds each match took.
+pairs, normal approximation), with the seconds each match took. With ``--aivat`` each
+pair is also scored by AIVAT knowing A's policy only (:class:`Opaque` hides B's, whose
+all-in solves would otherwise be asked for every hand), and those estimates are paired too.
 """
 
 from __future__ import annotations
@@ -23,8 +25,29 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.agents.spec import make_agent
+from pokerai.engine.state import Action
 from pokerai.eval.duplicate import duplicate_match, mean_ci95
+
+
+class Opaque(Agent):
+    """``agent`` with its policy hidden, so that AIVAT uses only the other seat's (still unbiased). A
+    bot's all-in solve, asked for every hand at each of its decisions, would otherwise cost seconds
+    a hand."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+
+    def begin_hand(self, player: int, button: int) -> None:
+        self.agent.begin_hand(player, button)
+
+    def end_hand(self, summary: HandSummary) -> None:
+        self.agent.end_hand(summary)
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
+        return self.agent.act(observation, rng)
 
 
 def main() -> None:
@@ -36,18 +59,25 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--aivat", action="store_true", help="also score every pair by AIVAT (A's policy known), paired"
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
 
     print(f"{args.pairs} duplicate pairs against {args.b}, seed {args.seed}, {args.workers} workers\n")
-    print("| agent A | mbb/hand for A, 95% CI | minus the first agent, paired 95% CI | seconds |")
-    print("|---|---|---|---:|")
+    aivat_columns = " AIVAT, 95% CI | AIVAT minus the first, paired |" if args.aivat else ""
+    header = "| agent A | mbb/hand for A, 95% CI | minus the first agent, paired 95% CI |"
+    print(f"{header}{aivat_columns} seconds |")
+    print(f"|---|---|---|{'---|---|' if args.aivat else ''}---:|")
     reference: npt.NDArray[np.float64] | None = None
+    aivat_reference: npt.NDArray[np.float64] | None = None
     for spec in args.agents:
         started = time.perf_counter()
+        opponent = Opaque(make_agent(args.b)) if args.aivat else make_agent(args.b)
         result = duplicate_match(
-            make_agent(spec), make_agent(args.b), args.pairs, seed=args.seed, workers=args.workers,
-            names=(spec, args.b),
+            make_agent(spec), opponent, args.pairs, seed=args.seed, workers=args.workers,
+            names=(spec, args.b), aivat=args.aivat,
         )  # fmt: skip
         seconds = time.perf_counter() - started
         scale = 1000.0 / result.big_blind / result.hands_per_pair
@@ -60,7 +90,18 @@ def main() -> None:
         else:
             delta = mean_ci95(per_pair - reference)
             difference = f"{delta.mean:+,.0f} [{delta.low:+,.0f}, {delta.high:+,.0f}]"
-        print(f"| `{spec}` | {own} | {difference} | {seconds:.0f} |", flush=True)
+        aivat = ""
+        if result.aivat_results is not None:
+            scored = result.aivat_results.sum(axis=1) * scale
+            alone = mean_ci95(scored)
+            aivat = f" {alone.mean:+,.0f} [{alone.low:+,.0f}, {alone.high:+,.0f}] |"
+            if aivat_reference is None:
+                aivat_reference = scored
+                aivat += " – |"
+            else:
+                paired = mean_ci95(scored - aivat_reference)
+                aivat += f" {paired.mean:+,.0f} [{paired.low:+,.0f}, {paired.high:+,.0f}] |"
+        print(f"| `{spec}` | {own} | {difference} |{aivat} {seconds:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -674,14 +674,15 @@ def default_blueprint_candidates() -> list[Path]:
 
 
 def default_opponent_spec(candidates: list[Path] | None = None) -> str:
-    """``blueprint:PATH`` for the first candidate folder holding a ``policy.npz`` or ``policy.pt``.
+    """``blueprint:PATH`` for the first candidate folder holding a blueprint: a tabular ``strategy.npz``,
+    or a Deep CFR ``policy.npz`` or ``policy.pt``.
 
     Raises ``ValueError`` with one sentence (naming the places looked at and
     suggesting ``--opponent heuristic``) when none does.
     """
     places = candidates if candidates is not None else default_blueprint_candidates()
     for place in places:
-        if (place / "policy.npz").is_file() or (place / "policy.pt").is_file():
+        if any((place / name).is_file() for name in ("strategy.npz", "policy.npz", "policy.pt")):
             return f"blueprint:{place}{DEFAULT_OPTIONS}"
     looked = ", ".join(str(place) for place in dict.fromkeys(places))
     raise ValueError(

@@ -138,6 +138,9 @@ def test_missing_blueprint_suggests_another_opponent(tmp_path: Path) -> None:
     (tmp_path / "light").mkdir()  # a light install's blueprint: numpy arrays only
     (tmp_path / "light" / "policy.npz").write_bytes(b"")
     assert default_opponent_spec([tmp_path / "light"]).startswith(f"blueprint:{tmp_path / 'light'}?")
+    (tmp_path / "tabular").mkdir()  # a tabular blueprint
+    (tmp_path / "tabular" / "strategy.npz").write_bytes(b"")
+    assert default_opponent_spec([tmp_path / "tabular"]).startswith(f"blueprint:{tmp_path / 'tabular'}?")
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ card abstraction it plays on, deflated, so that the folder plays on any machine 
         pokerai/checkpoints/hunl_blueprint
 
 It reloads the written folder, checks that it plays the snapshot's strategy exactly, and prints
-each file's size and the load time.
+each file's size and the load time. An ``abstraction.npz`` already in the folder with the same
+tables is kept byte for byte, so that shipping a later snapshot adds only its strategy to git.
 """
 
 from __future__ import annotations
@@ -18,7 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
-from pokerai.tabular.blueprint import TabularBlueprint, TabularBlueprintError
+from pokerai.abstraction.buckets import AbstractionError, CardAbstraction
+from pokerai.tabular.blueprint import ABSTRACTION_FILE, TabularBlueprint, TabularBlueprintError
+
+
+def same_abstraction(file: Path, abstraction: CardAbstraction) -> bool:
+    """Whether ``file`` holds ``abstraction``'s tables (False when it is missing or unreadable)."""
+    try:
+        carried = CardAbstraction.load(file)
+    except (AbstractionError, OSError):
+        return False
+    return carried.config == abstraction.config and all(
+        np.array_equal(mine, theirs) for mine, theirs in zip(carried.tables, abstraction.tables, strict=True)
+    )
 
 
 def main() -> int:
@@ -32,7 +45,8 @@ def main() -> int:
         blueprint = TabularBlueprint.load(args.snapshot)
     except TabularBlueprintError as error:
         parser.error(str(error))
-    blueprint.save(args.dest, abstraction=True, quantised=True)
+    keep = same_abstraction(args.dest / ABSTRACTION_FILE, blueprint.abstraction)
+    blueprint.save(args.dest, abstraction=not keep, quantised=True)
     started = time.perf_counter()
     shipped = TabularBlueprint.load(args.dest)
     seconds = time.perf_counter() - started

@@ -11,8 +11,9 @@ is measured three ways, each on the same deals for every snapshot and every run:
 * **the fold frequency** against LBR's pot-sized bets on each street, counted in the same LBR
   hands. Above 50%, a pure bluff of the pot makes money.
 
-Results are kept in ``runs/<run>/curve.json`` (a snapshot measured with the same settings is not
-measured again, so the script can be rerun as a run goes on), written as TensorBoard scalars to
+Results are kept in ``runs/<run>/curve.json`` (``--store``: another name keeps other settings
+apart; a snapshot measured with the same settings is not measured again, so the script can be
+rerun as a run goes on), written as TensorBoard scalars to
 ``runs/<run>/curve/`` (``curve/h2h_aivat``, ``curve/lbr_aivat``, ``curve/fold_flop`` ...) and
 drawn, every run on the same axes, to ``--plot``.
 
@@ -96,7 +97,7 @@ def measure_run(run: Path, args: argparse.Namespace, say: Callable[[str], None])
     """Measure the snapshots of ``run`` not yet in its ``curve.json``; returns all its rows, by deals."""
     settings = {"pairs": args.pairs, "lbr_hands": args.lbr_hands, "seed": args.seed, "spec": args.spec,
                 "reference": args.reference}  # fmt: skip
-    store = run / "curve.json"
+    store = run / args.store
     rows: list[dict[str, Any]] = []
     if store.is_file():
         saved = json.loads(store.read_text())
@@ -205,6 +206,11 @@ def main() -> None:
     parser.add_argument("--reference", default=REFERENCE, help="the head-to-head opponent")
     parser.add_argument("--plot", type=Path, help="draw every run's curve to this PNG")
     parser.add_argument(
+        "--store",
+        default="curve.json",
+        help="file in each run folder that keeps its measured rows (another name keeps other settings apart)",
+    )
+    parser.add_argument(
         "--lbr-reference",
         action="store_true",
         help="also run LBR against the reference bot itself on the same hands (the line to get below)",
@@ -217,7 +223,7 @@ def main() -> None:
             parser.error(f"{run} has no snapshots/ folder (set snapshot_every in its config)")
         curves[run.name.split("__")[0]] = measure_run(run, args, lambda line: print(line, flush=True))
     if args.lbr_reference:
-        store = args.runs[0] / "curve_reference.json"
+        store = args.runs[0] / args.store.replace(".json", "_reference.json")
         key = {"reference": args.reference, "lbr_hands": args.lbr_hands, "seed": args.seed}
         saved = json.loads(store.read_text()) if store.is_file() else {}
         if saved.get("settings") != key:
@@ -228,7 +234,7 @@ def main() -> None:
             store.write_text(json.dumps(saved, indent=1))
         print(describe(f"reference {args.reference}", saved["row"]), flush=True)
     if args.plot:
-        store = args.runs[0] / "curve_reference.json"
+        store = args.runs[0] / args.store.replace(".json", "_reference.json")
         reference = json.loads(store.read_text())["row"]["lbr_aivat"][0] if store.is_file() else None
         plot(curves, args.plot, reference)
 

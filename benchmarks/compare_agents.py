@@ -50,6 +50,19 @@ class Opaque(Agent):
         return self.agent.act(observation, rng)
 
 
+def aivat_cells(
+    scored: npt.NDArray[np.float64], reference: npt.NDArray[np.float64] | None
+) -> tuple[str, npt.NDArray[np.float64]]:
+    """The two AIVAT cells of a table row (the estimate, and its paired difference from ``reference``,
+    the first row's estimates, or "–" on the first row) and the reference for the rows after."""
+    alone = mean_ci95(scored)
+    cells = f" {alone.mean:+,.0f} [{alone.low:+,.0f}, {alone.high:+,.0f}] |"
+    if reference is None:
+        return cells + " – |", scored
+    paired = mean_ci95(scored - reference)
+    return cells + f" {paired.mean:+,.0f} [{paired.low:+,.0f}, {paired.high:+,.0f}] |", reference
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -92,15 +105,7 @@ def main() -> None:
             difference = f"{delta.mean:+,.0f} [{delta.low:+,.0f}, {delta.high:+,.0f}]"
         aivat = ""
         if result.aivat_results is not None:
-            scored = result.aivat_results.sum(axis=1) * scale
-            alone = mean_ci95(scored)
-            aivat = f" {alone.mean:+,.0f} [{alone.low:+,.0f}, {alone.high:+,.0f}] |"
-            if aivat_reference is None:
-                aivat_reference = scored
-                aivat += " – |"
-            else:
-                paired = mean_ci95(scored - aivat_reference)
-                aivat += f" {paired.mean:+,.0f} [{paired.low:+,.0f}, {paired.high:+,.0f}] |"
+            aivat, aivat_reference = aivat_cells(result.aivat_results.sum(axis=1) * scale, aivat_reference)
         print(f"| `{spec}` | {own} | {difference} |{aivat} {seconds:.0f} |", flush=True)
 
 

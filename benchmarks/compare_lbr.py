@@ -27,6 +27,7 @@ import time
 import numpy as np
 import numpy.typing as npt
 import torch
+from compare_agents import aivat_cells  # benchmarks/compare_agents.py, beside this script
 
 from pokerai.agents.spec import make_agent
 from pokerai.eval.duplicate import mean_ci95
@@ -98,14 +99,7 @@ def main() -> None:
         aivat = ""
         if result.aivat_results is not None:
             scored = result.aivat_results * (1000.0 / result.big_blind)
-            alone = mean_ci95(scored)
-            aivat = f" {alone.mean:+,.0f} [{alone.low:+,.0f}, {alone.high:+,.0f}] |"
-            if aivat_reference is None:
-                aivat_reference = scored
-                aivat += " – |"
-            else:
-                paired = mean_ci95(scored - aivat_reference)
-                aivat += f" {paired.mean:+,.0f} [{paired.low:+,.0f}, {paired.high:+,.0f}] |"
+            aivat, aivat_reference = aivat_cells(scored, aivat_reference)
         print(f"| `{spec}` | {own} | {difference} |{aivat} {seconds:.0f} |", flush=True)
 
 

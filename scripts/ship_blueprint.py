@@ -2,7 +2,7 @@
 """Make a shipped blueprint folder from a tabular run's snapshot: quantised strategy, config and the
 card abstraction it plays on, deflated, so that the folder plays on any machine without the cache.
 
-    python scripts/ship_blueprint.py runs/hunl_blueprint_explore__mccfr__0__*/snapshots/000040000000 \\
+    python scripts/ship_blueprint.py runs/hunl_blueprint__mccfr__0__*/snapshots/000040000000 \\
         pokerai/checkpoints/hunl_blueprint
 
 It reloads the written folder, checks that it plays the snapshot's strategy exactly, and prints

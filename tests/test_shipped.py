@@ -41,4 +41,4 @@ def test_the_package_data_carries_the_default_blueprint() -> None:
     package = ROOT / "pokerai"
     carried = {path for pattern in patterns for path in package.glob(pattern) if path.is_file()}
     shipped = package_checkpoints() / DEFAULT_BLUEPRINT.name
-    assert {shipped / "config.yaml", shipped / "policy.npz"} <= carried
+    assert {shipped / name for name in ("config.yaml", "strategy.npz", "abstraction.npz")} <= carried

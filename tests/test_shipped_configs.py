@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,17 @@ def test_the_shipped_blueprint_loads_and_matches_its_config() -> None:
     blueprint = Blueprint.load(ROOT / "checkpoints" / "hunl_tiny")
     assert blueprint.config == load_deepcfr_config(ROOT / "configs" / "hunl_tiny.yaml")
     assert (ROOT / "checkpoints" / "hunl_tiny" / "policy.pt").stat().st_size < 5_000_000
+
+
+def test_the_default_blueprint_is_the_40m_snapshot_of_its_config() -> None:
+    """checkpoints/hunl_blueprint was trained from configs/hunl_blueprint.yaml under another name and
+    a smaller deal limit, neither of which changes a deal of the run."""
+    shipped = load_tabular_config(ROOT / "checkpoints" / "hunl_blueprint" / "config.yaml")
+    config = load_tabular_config(ROOT / "configs" / "hunl_blueprint.yaml")
+    assert dataclasses.replace(shipped, name=config.name, iterations=config.iterations) == config
+    assert shipped.explore == 0.05 and shipped.abstraction_config.name == "blueprint"
+    sizes = [path.stat().st_size for path in (ROOT / "checkpoints" / "hunl_blueprint").iterdir()]
+    assert sum(sizes) < 100_000_000
 
 
 def test_the_first_blueprint_loads_and_matches_its_config() -> None:

@@ -5,7 +5,7 @@
 The human is player 0 and the bot player 1 of every hand; the button
 alternates (the human has it in hand 1), blinds are 50/100 chips and both
 stacks are reset to ``--stack`` big blinds before each hand. The default bot is
-the Deep CFR blueprint shipped in ``checkpoints/hunl_tiny``.
+the tabular MCCFR blueprint shipped in ``checkpoints/hunl_blueprint``.
 
 The pieces, each testable on its own:
 
@@ -64,12 +64,12 @@ from pokerai.shipped import package_checkpoints
 USAGE_ERROR = 2
 SMALL_BLIND, BIG_BLIND = 50, 100
 DEFAULT_STACK_BB = 200.0
-DEFAULT_BLUEPRINT = Path("checkpoints") / "hunl_tiny"
-"""The shipped blueprint, relative to the repository root (or the working directory)."""
-DEFAULT_OPTIONS = "?threshold=0.3&allin=solve"
-"""How the shipped blueprint plays by default: actions below 30% probability dropped, which
-measurably strengthens the short run's policy, and all-ins larger than its menu answered by a
-solved call-or-fold game instead of the network (docs/RESULTS.md)."""
+DEFAULT_BLUEPRINT = Path("checkpoints") / "hunl_blueprint"
+"""The shipped blueprint, relative to the repository root (or the working directory): the tabular
+MCCFR strategy of ``configs/hunl_blueprint.yaml`` with its card abstraction (docs/RESULTS.md)."""
+DEFAULT_OPTIONS = ""
+"""Options added to the default spec. None: a tabular blueprint's own defaults already drop actions
+below 30% probability and answer all-ins off its menu with a solved call-or-fold game."""
 TABLE_BUDGET_S = 2.0
 """Seconds of CFR+ iterations each solve of the bot may take at the table, where its spec sets no budget
 (the default bot's all-in answers; docs/BENCHMARKS.md has their times)."""

@@ -19,6 +19,7 @@ import pytest
 from pokerai.agents.base import Observation
 from pokerai.cli.main import main
 from pokerai.cli.play import (
+    DEFAULT_OPTIONS,
     NEXT_HAND_PROMPT,
     PROMPT,
     Command,
@@ -133,14 +134,16 @@ def test_missing_blueprint_suggests_another_opponent(tmp_path: Path) -> None:
     (tmp_path / "bp" / "policy.pt").write_bytes(b"")
     assert (
         default_opponent_spec([tmp_path / "nowhere", tmp_path / "bp"])
-        == f"blueprint:{tmp_path / 'bp'}?threshold=0.3&allin=solve"
+        == f"blueprint:{tmp_path / 'bp'}{DEFAULT_OPTIONS}"
     )
     (tmp_path / "light").mkdir()  # a light install's blueprint: numpy arrays only
     (tmp_path / "light" / "policy.npz").write_bytes(b"")
-    assert default_opponent_spec([tmp_path / "light"]).startswith(f"blueprint:{tmp_path / 'light'}?")
+    assert default_opponent_spec([tmp_path / "light"]) == f"blueprint:{tmp_path / 'light'}{DEFAULT_OPTIONS}"
     (tmp_path / "tabular").mkdir()  # a tabular blueprint
     (tmp_path / "tabular" / "strategy.npz").write_bytes(b"")
-    assert default_opponent_spec([tmp_path / "tabular"]).startswith(f"blueprint:{tmp_path / 'tabular'}?")
+    assert (
+        default_opponent_spec([tmp_path / "tabular"]) == f"blueprint:{tmp_path / 'tabular'}{DEFAULT_OPTIONS}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -290,7 +293,7 @@ def test_session_against_the_default_blueprint_from_another_folder(tmp_path: Pat
     child = spawn("--hands", "3", "--seed", "5", "--stack", "100", cwd=tmp_path)
     child.expect_exact(PROMPT)
     header = str(child.before)
-    assert "you against blueprint:checkpoints/hunl_tiny" in header and "stacks 10000 (100 bb)" in header
+    assert "you against blueprint:checkpoints/hunl_blueprint" in header and "stacks 10000 (100 bb)" in header
     child.sendline("c")
     hands_seen = 0
     while True:

@@ -41,11 +41,11 @@ def test_help_and_equity_load_no_torch() -> None:
     assert "torch" not in loaded_after(equity_run)
 
 
-def test_playing_the_shipped_blueprint_loads_no_torch() -> None:
-    code = (
-        "from pokerai.agents.spec import make_agent\nmake_agent('search:checkpoints/hunl_tiny?allin=solve')"
-    )
-    loaded = loaded_after(code)
+@pytest.mark.parametrize(
+    "spec", ["blueprint:checkpoints/hunl_blueprint", "search:checkpoints/hunl_tiny?allin=solve"]
+)
+def test_playing_the_shipped_blueprints_loads_no_torch(spec: str) -> None:
+    loaded = loaded_after(f"from pokerai.agents.spec import make_agent\nmake_agent({spec!r})")
     assert "torch" not in loaded and "tensorboard" not in loaded
 
 

@@ -140,10 +140,7 @@ def test_the_page_opens_on_the_example_spot_and_names_the_bot_as_given(server: s
     example = api(server, "/api/spot", **EXAMPLE_SPOT)
     shown = shown_frequencies(driver, "freq-blueprint", *EXAMPLE_SPOT.values())
     assert shown == as_shown(example["actions"])
-    assert (
-        driver.find_element(By.ID, "bot-name").text
-        == "bot: blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
-    )
+    assert driver.find_element(By.ID, "bot-name").text == "bot: blueprint:checkpoints/hunl_blueprint"
 
 
 def test_a_spot_built_by_clicking_shows_the_apis_frequencies(server: str, driver: Any) -> None:

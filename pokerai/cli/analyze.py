@@ -64,12 +64,12 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    from pokerai.cli.play import DEFAULT_BLUEPRINT, DEFAULT_OPTIONS, default_opponent_spec
+    from pokerai.cli.play import DEFAULT_BLUEPRINT, default_opponent_spec
     from pokerai.web.analysis import DEFAULT_SEARCH_BUDGET_MS, Analyzer
 
     try:
         if args.bot is None:  # found at an absolute path; named as the user would write it
-            spec, name = default_opponent_spec(), f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}"
+            spec, name = default_opponent_spec(), f"blueprint:{DEFAULT_BLUEPRINT}"
         else:
             spec = name = args.bot.strip()
         budget = args.search_ms if args.search_ms is not None else DEFAULT_SEARCH_BUDGET_MS

@@ -66,10 +66,9 @@ SMALL_BLIND, BIG_BLIND = 50, 100
 DEFAULT_STACK_BB = 200.0
 DEFAULT_BLUEPRINT = Path("checkpoints") / "hunl_blueprint"
 """The shipped blueprint, relative to the repository root (or the working directory): the tabular
-MCCFR strategy of ``configs/hunl_blueprint.yaml`` with its card abstraction (docs/RESULTS.md)."""
-DEFAULT_OPTIONS = ""
-"""Options added to the default spec. None: a tabular blueprint's own defaults already drop actions
-below 30% probability and answer all-ins off its menu with a solved call-or-fold game."""
+MCCFR strategy of ``configs/hunl_blueprint.yaml`` with its card abstraction (docs/RESULTS.md). It plays
+with the ``blueprint:`` spec's defaults: actions below 30% probability dropped, and all-ins off its
+menu answered by a solved call-or-fold game."""
 TABLE_BUDGET_S = 2.0
 """Seconds of CFR+ iterations each solve of the bot may take at the table, where its spec sets no budget
 (the default bot's all-in answers; docs/BENCHMARKS.md has their times)."""
@@ -683,7 +682,7 @@ def default_opponent_spec(candidates: list[Path] | None = None) -> str:
     places = candidates if candidates is not None else default_blueprint_candidates()
     for place in places:
         if any((place / name).is_file() for name in ("strategy.npz", "policy.npz", "policy.pt")):
-            return f"blueprint:{place}{DEFAULT_OPTIONS}"
+            return f"blueprint:{place}"
     looked = ", ".join(str(place) for place in dict.fromkeys(places))
     raise ValueError(
         f"the shipped blueprint {DEFAULT_BLUEPRINT} was not found (looked in {looked}); "
@@ -701,7 +700,7 @@ def load_agent(spec: str | None, option: str) -> tuple[Agent, str]:
             spec = default_opponent_spec()
         except ValueError as error:
             raise ValueError(f"{option}: {error}") from None
-        name = f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}"
+        name = f"blueprint:{DEFAULT_BLUEPRINT}"
     else:
         name = spec.strip()
     try:
@@ -761,7 +760,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
         metavar="SPEC",
         default=None,
         help=f"the bot, any agent spec (default: the shipped blueprint "
-        f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}; e.g. heuristic, call, random). At the table "
+        f"blueprint:{DEFAULT_BLUEPRINT}; e.g. heuristic, call, random). At the table "
         f"every solve the bot runs (the default's answers to all-ins off its menu, any search) stops "
         f"its CFR+ iterations after {TABLE_BUDGET_S:g} s unless the spec sets a budget",
     )

@@ -19,7 +19,6 @@ import pytest
 from pokerai.agents.base import Observation
 from pokerai.cli.main import main
 from pokerai.cli.play import (
-    DEFAULT_OPTIONS,
     NEXT_HAND_PROMPT,
     PROMPT,
     Command,
@@ -132,18 +131,13 @@ def test_missing_blueprint_suggests_another_opponent(tmp_path: Path) -> None:
         default_opponent_spec([tmp_path / "nowhere"])
     (tmp_path / "bp").mkdir()
     (tmp_path / "bp" / "policy.pt").write_bytes(b"")
-    assert (
-        default_opponent_spec([tmp_path / "nowhere", tmp_path / "bp"])
-        == f"blueprint:{tmp_path / 'bp'}{DEFAULT_OPTIONS}"
-    )
+    assert default_opponent_spec([tmp_path / "nowhere", tmp_path / "bp"]) == f"blueprint:{tmp_path / 'bp'}"
     (tmp_path / "light").mkdir()  # a light install's blueprint: numpy arrays only
     (tmp_path / "light" / "policy.npz").write_bytes(b"")
-    assert default_opponent_spec([tmp_path / "light"]) == f"blueprint:{tmp_path / 'light'}{DEFAULT_OPTIONS}"
+    assert default_opponent_spec([tmp_path / "light"]) == f"blueprint:{tmp_path / 'light'}"
     (tmp_path / "tabular").mkdir()  # a tabular blueprint
     (tmp_path / "tabular" / "strategy.npz").write_bytes(b"")
-    assert (
-        default_opponent_spec([tmp_path / "tabular"]) == f"blueprint:{tmp_path / 'tabular'}{DEFAULT_OPTIONS}"
-    )
+    assert default_opponent_spec([tmp_path / "tabular"]) == f"blueprint:{tmp_path / 'tabular'}"
 
 
 @pytest.mark.parametrize(

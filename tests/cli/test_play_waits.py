@@ -18,7 +18,6 @@ from pokerai.agents.base import Agent, Observation
 from pokerai.cli.main import main
 from pokerai.cli.play import (
     DEFAULT_BLUEPRINT,
-    DEFAULT_OPTIONS,
     TABLE_BUDGET_S,
     THINKING,
     PlaySession,
@@ -214,7 +213,7 @@ class _Plain(Agent):
 def test_help_names_the_default_bot_that_plays_and_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert f"default: the shipped blueprint blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS};" in text
+    assert f"default: the shipped blueprint blueprint:{DEFAULT_BLUEPRINT};" in text
     assert f"stops its CFR+ iterations after {TABLE_BUDGET_S:g} s" in text
     spec = default_opponent_spec()
-    assert spec.startswith("blueprint:") and spec.endswith(f"{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}")
+    assert spec.startswith("blueprint:") and spec.endswith(f"{DEFAULT_BLUEPRINT}")

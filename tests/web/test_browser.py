@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from pokerai.cli.play import DEFAULT_BLUEPRINT, DEFAULT_OPTIONS, default_opponent_spec
+from pokerai.cli.play import DEFAULT_BLUEPRINT, default_opponent_spec
 from pokerai.search.allin import load_solver_kernel
 from pokerai.web.analysis import EXAMPLE_SPOT, Analyzer
 from pokerai.web.app import create_app
@@ -47,7 +47,7 @@ def server() -> Iterator[str]:
     """The analyzer of the shipped blueprint served on a free local port: its base URL."""
     import uvicorn
 
-    name = f"blueprint:{DEFAULT_BLUEPRINT}{DEFAULT_OPTIONS}"  # as pokerai analyze names it
+    name = f"blueprint:{DEFAULT_BLUEPRINT}"  # as pokerai analyze names it
     analyzer = Analyzer(default_opponent_spec(), search_budget_ms=300, name=name)
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]

@@ -20,8 +20,7 @@ and answers the way the blueprint's learning game
    both stacks, amount to call, bets and raises on this street).
 4. **Action.** :func:`~pokerai.abstraction.bets.slot_actions` on the replayed
    state gives the legal slots of the blueprint's bet menu and their engine
-   actions; the agent samples a slot from the policy (or takes the most likely
-   one with ``sample=False``) and returns its action.
+   actions; the agent samples a slot from the policy and returns its action.
 
 All-ins off the menu. With ``allin="solve"``, an opponent's all-in that the
 menu does not have is answered by a small solved game instead
@@ -189,9 +188,7 @@ def observation_record(
 class BlueprintAgent(Agent):
     """Plays a hold'em :class:`~pokerai.deepcfr.export.Blueprint` (module docstring).
 
-    ``sample=True`` draws a slot from the policy with one uniform number from
-    the ``rng`` per decision; ``sample=False`` plays the most likely slot (the
-    lowest on ties) and uses no randomness ("purification").
+    It draws a slot from the policy with one uniform number from the ``rng`` per decision.
 
     ``threshold`` (0 to 1) drops the slots whose probability is below it and
     renormalises the rest, keeping the most likely slot when none is left
@@ -219,7 +216,6 @@ class BlueprintAgent(Agent):
         self,
         blueprint: AnyBlueprint,
         *,
-        sample: bool = True,
         threshold: float = 0.0,
         allin: str = "policy",
         allin_budget_ms: float | None = None,
@@ -243,7 +239,6 @@ class BlueprintAgent(Agent):
             raise ValueError(f"allin_budget_ms {allin_budget_ms!r} is not a positive number of milliseconds")
         self.allin_budget_ms = None if allin_budget_ms is None else float(allin_budget_ms)
         self.blueprint = blueprint
-        self.sample = sample
         self.threshold = float(threshold)
         self.allin = allin
         self._game: HUNLGame = blueprint.game
@@ -394,9 +389,7 @@ class BlueprintAgent(Agent):
         if self.allin == "solve":
             warm_up_allin()
 
-    def _choose(self, probabilities: npt.NDArray[np.float64], rng: np.random.Generator | None) -> int:
-        if not self.sample or rng is None:
-            return int(np.argmax(probabilities))
+    def _choose(self, probabilities: npt.NDArray[np.float64], rng: np.random.Generator) -> int:
         cumulative = np.cumsum(probabilities)
         slot = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
         # Rounding can put the draw at the very end; the last slot with probability owns it.
@@ -411,9 +404,6 @@ class BlueprintAgent(Agent):
     def action_probability(self, observation: Observation, action: Action) -> float | None:
         """Probability that :meth:`act` returns ``action`` (0 for actions off the menu)."""
         probabilities, actions = self.decision(observation)
-        if not self.sample:
-            chosen = actions[self._choose(probabilities, None)]
-            return float(chosen is not None and is_same_action(observation, chosen, action))
         return float(
             sum(
                 probabilities[slot]
@@ -424,7 +414,7 @@ class BlueprintAgent(Agent):
 
     def range_policy(self, observation: Observation, hands: npt.NDArray[np.int64]) -> RangePolicy:
         """What :meth:`act` plays holding each of ``hands`` (int64 ``[H, 2]``): :meth:`range_decision`
-        (one network call), purified with ``sample=False``, over the distinct legal actions.
+        (one network call) over the distinct legal actions.
 
         A subclass that overrides :meth:`decision` without :meth:`range_decision` is asked hand by hand.
         """
@@ -436,7 +426,7 @@ class BlueprintAgent(Agent):
             actions = rows[0][1] if rows else slot_actions(replay, self._game.bets)[1]
         else:
             probabilities, actions = self.range_decision(observation, hands)
-        return slot_range_policy(probabilities, actions, purify=not self.sample)
+        return slot_range_policy(probabilities, actions)
 
 
 def _defined_in(cls: type, name: str) -> type:
@@ -450,14 +440,13 @@ def with_hole_cards(observation: Observation, hole_cards: tuple[int, int]) -> Ob
 
 
 def slot_range_policy(
-    probabilities: npt.NDArray[np.float64], actions: Sequence[Action | None], *, purify: bool
+    probabilities: npt.NDArray[np.float64], actions: Sequence[Action | None]
 ) -> RangePolicy:
     """The :class:`RangePolicy` of slot probabilities float64 ``[H, num_slots]`` (row ``j`` holding the
     ``j``-th hand) over the slots' ``actions`` (None where illegal).
 
     Slots that stand for the same engine action are one row, their probabilities summed in slot
-    order (as :meth:`BlueprintAgent.action_probability` sums them). With ``purify`` each hand plays
-    its most likely slot (the lowest on ties) with probability 1.
+    order (as :meth:`BlueprintAgent.action_probability` sums them).
     """
     rows: list[Action] = []
     row_of_slot = np.full(len(actions), -1, dtype=np.int64)
@@ -471,16 +460,10 @@ def slot_range_policy(
         else:
             row_of_slot[slot] = len(rows)
             rows.append(action)
-    count = probabilities.shape[0]
-    table = np.zeros((len(rows), count))
-    if purify:
-        chosen = row_of_slot[np.argmax(probabilities, axis=1)] if count else np.zeros(0, dtype=np.int64)
-        assert np.all(chosen >= 0), "the most likely slot has positive probability, so it is legal"
-        table[chosen, np.arange(count)] = 1.0
-    else:
-        for slot in range(len(actions)):
-            if row_of_slot[slot] >= 0:
-                table[row_of_slot[slot]] += probabilities[:, slot]
+    table = np.zeros((len(rows), probabilities.shape[0]))
+    for slot in range(len(actions)):
+        if row_of_slot[slot] >= 0:
+            table[row_of_slot[slot]] += probabilities[:, slot]
     return RangePolicy.from_actions(rows, table)
 
 
@@ -497,7 +480,6 @@ def load_blueprint(path: str | os.PathLike[str]) -> AnyBlueprint:
 def load_blueprint_agent(
     path: str,
     *,
-    sample: bool = True,
     threshold: float = 0.0,
     allin: str = "policy",
     allin_budget_ms: float | None = None,
@@ -508,7 +490,7 @@ def load_blueprint_agent(
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the path.
     """
     return BlueprintAgent(
-        load_blueprint(path), sample=sample, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
+        load_blueprint(path), threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
     )
 
 

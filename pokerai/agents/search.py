@@ -70,7 +70,7 @@ class SearchAgent(BlueprintAgent):
     through :func:`~pokerai.search.config.load_search_config`, so a config built in code meets
     the same rules as one read from a file. A street whose ``iterations`` is 0 plays the
     blueprint; a searched street puts every action taken, at its size, into its tree.
-    ``sample``, ``threshold``, ``allin`` and ``allin_budget_ms`` are the blueprint agent's.
+    ``threshold``, ``allin`` and ``allin_budget_ms`` are the blueprint agent's.
     """
 
     name = "search"
@@ -80,14 +80,11 @@ class SearchAgent(BlueprintAgent):
         blueprint: AnyBlueprint,
         config: SearchConfig | None = None,
         *,
-        sample: bool = True,
         threshold: float = 0.0,
         allin: str = "policy",
         allin_budget_ms: float | None = None,
     ) -> None:
-        super().__init__(
-            blueprint, sample=sample, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
-        )
+        super().__init__(blueprint, threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms)
         avoid_hugepage_stalls()
         self.config = load_search_config(None if config is None else config_to_dict(config))
         """What the agent searches with (checked); :meth:`budget_solves` may fill in its budgets."""

@@ -10,13 +10,13 @@ that loads a file: ``blueprint:PATH`` plays an exported blueprint, Deep CFR
 (a folder written by :func:`pokerai.deepcfr.export.export_policy`, or its
 ``policy.pt``) or tabular MCCFR (a folder with ``strategy.npz``), with options
 after a ``?``: ``threshold`` drops actions the policy plays with probability below it
-(default 0.3; 0 plays the network's probabilities as they are), ``purify=1`` always
-plays the most likely action (:class:`~pokerai.agents.blueprint.BlueprintAgent`), and
-``allin`` says how an all-in the menu does not have is answered: ``solve`` (the
-default) with a solved call-or-fold game (:mod:`pokerai.search.allin`), ``policy`` by
-the network. ``search:PATH`` plays the same blueprint with real-time search at every
-postflop street (:class:`~pokerai.agents.search.SearchAgent`), with the options
-``threshold``, ``purify`` and ``allin`` as for ``blueprint:`` and the keys of its
+(default 0.3; 0 plays the network's probabilities as they are) and ``allin`` says how
+an all-in the menu does not have is answered: ``solve`` (the default) with a solved
+call-or-fold game (:mod:`pokerai.search.allin`), ``policy`` by the network
+(:class:`~pokerai.agents.blueprint.BlueprintAgent`). ``search:PATH`` plays the same
+blueprint with real-time search at every postflop street
+(:class:`~pokerai.agents.search.SearchAgent`), with the options ``threshold`` and
+``allin`` as for ``blueprint:`` and the keys of its
 :class:`~pokerai.search.config.SearchConfig` (``configs/search_default.yaml`` writes out
 their defaults), dotted below a street: ``river.budget_ms=M`` (milliseconds a river solve
 may take; ``none`` for no limit), ``turn.iterations=0`` (the blueprint plays the turn),
@@ -95,7 +95,6 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
             DEFAULT_THRESHOLD,
             "drop actions the policy plays less often than this, then renormalise",
         ),
-        SpecOption("purify", "0", "1: always play the most likely action"),
         SpecOption(
             "allin",
             DEFAULT_ALLIN,
@@ -161,7 +160,7 @@ _OPTION_FACTORIES: dict[str, Callable[[str], Agent]] = {
 """Plain specs that take ``?`` options: the factory gets the whole spec (``NAME?KEY=VALUE&...``)."""
 
 
-_BLUEPRINT_KEYS = frozenset({"threshold", "purify", "allin"})
+_BLUEPRINT_KEYS = frozenset({"threshold", "allin"})
 """The options of ``blueprint:`` specs, which ``search:`` specs take too."""
 DEFAULT_THRESHOLD = "0.3"
 """The ``threshold`` of ``blueprint:`` and ``search:`` specs that give none."""
@@ -170,17 +169,14 @@ DEFAULT_ALLIN = "solve"
 
 
 def _blueprint_options(options: dict[str, str]) -> dict[str, Any]:
-    """The blueprint agent's keywords (``sample``, ``threshold``, ``allin``) from a spec's options."""
+    """The blueprint agent's keywords (``threshold``, ``allin``) from a spec's options."""
     from pokerai.agents.blueprint import ALLIN_ANSWERS
 
     threshold = _number(options.get("threshold", DEFAULT_THRESHOLD), "threshold")
-    purify = options.get("purify", "0")
-    if purify not in ("0", "1"):
-        raise ValueError(f"purify={purify!r} is not 0 or 1")
     allin = options.get("allin", DEFAULT_ALLIN)
     if allin not in ALLIN_ANSWERS:
         raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")
-    return {"sample": purify == "0", "threshold": threshold, "allin": allin}
+    return {"threshold": threshold, "allin": allin}
 
 
 def _blueprint(path: str) -> Agent:

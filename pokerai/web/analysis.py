@@ -302,12 +302,10 @@ class Frequencies:
         )
 
 
-def slot_frequencies(
-    probabilities: npt.NDArray[np.float64], actions: Sequence[Action | None], *, purify: bool
-) -> Frequencies:
+def slot_frequencies(probabilities: npt.NDArray[np.float64], actions: Sequence[Action | None]) -> Frequencies:
     """One hand's slot probabilities float64 ``[num_slots]`` as :class:`Frequencies` (slots that are
-    the same engine action summed; with ``purify`` the most likely slot gets everything)."""
-    policy = slot_range_policy(probabilities[np.newaxis, :], actions, purify=purify)
+    the same engine action summed)."""
+    policy = slot_range_policy(probabilities[np.newaxis, :], actions)
     rows = [
         Action(actions_player(actions), ActionKind(int(kind)), int(amount))
         for kind, amount in zip(policy.kinds, policy.amounts, strict=True)
@@ -359,8 +357,8 @@ def _budgeted_search(budget_ms: float) -> SearchConfig:
 
 
 def _network_agent(bot: BlueprintAgent) -> BlueprintAgent:
-    """A :class:`BlueprintAgent` on ``bot``'s blueprint with its threshold, all-in answer and sampling."""
-    return BlueprintAgent(bot.blueprint, sample=bot.sample, threshold=bot.threshold, allin=bot.allin)
+    """A :class:`BlueprintAgent` on ``bot``'s blueprint with its threshold and all-in answer."""
+    return BlueprintAgent(bot.blueprint, threshold=bot.threshold, allin=bot.allin)
 
 
 class Analyzer:
@@ -368,7 +366,7 @@ class Analyzer:
 
     Where the bot plays a blueprint (``blueprint:`` or ``search:`` specs) the analyzer has both a
     :class:`BlueprintAgent` (the network, unsearched) and a :class:`SearchAgent` on it with the
-    bot's threshold, all-in answer and sampling: a ``search:`` bot is its own search agent, a
+    bot's threshold and all-in answer: a ``search:`` bot is its own search agent, a
     ``blueprint:`` bot its own network agent. A search the analyzer builds searches every postflop
     street within ``search_budget_ms``. ``name`` is how the page names the bot (default: ``spec``):
     the spec as the user gave it, where ``spec`` may hold a path resolved from it. Raises
@@ -395,7 +393,6 @@ class Analyzer:
             self.search_agent = SearchAgent(
                 self.bot.blueprint,
                 _budgeted_search(search_budget_ms),
-                sample=self.bot.sample,
                 threshold=self.bot.threshold,
                 allin=self.bot.allin,
             )
@@ -440,7 +437,7 @@ class Analyzer:
         with self.lock:
             if self.blueprint_agent is not None:
                 probabilities, actions = self.blueprint_agent.decision(observation)
-                frequencies = slot_frequencies(probabilities, actions, purify=not self.blueprint_agent.sample)
+                frequencies = slot_frequencies(probabilities, actions)
                 source = "blueprint"
                 beliefs = self._beliefs(spot)
             else:
@@ -489,7 +486,7 @@ class Analyzer:
                     iterations, seconds = solution.iterations, solution.seconds
             else:
                 note = f"no search on the {STREET_NAMES[street]}: the bot plays the blueprint there"
-        frequencies = slot_frequencies(probabilities, actions, purify=not agent.sample)
+        frequencies = slot_frequencies(probabilities, actions)
         return {
             "available": True,
             "actions": frequencies.to_json(spot.state),
@@ -521,7 +518,7 @@ class Analyzer:
         with self.lock:
             beliefs = self._beliefs(spot)
             probabilities, actions = agent.range_decision(observation, ALL_COMBOS[live])
-        policy = slot_range_policy(probabilities, actions, purify=not agent.sample)
+        policy = slot_range_policy(probabilities, actions)
         rows = [
             Action(spot.player, ActionKind(int(kind)), int(amount))
             for kind, amount in zip(policy.kinds, policy.amounts, strict=True)
@@ -620,8 +617,7 @@ class Analyzer:
                 with self.lock:
                     if self.blueprint_agent is not None:
                         probabilities, actions = self.blueprint_agent.decision(observation)
-                        purify = not self.blueprint_agent.sample
-                        frequencies = slot_frequencies(probabilities, actions, purify=purify)
+                        frequencies = slot_frequencies(probabilities, actions)
                     else:
                         frequencies = agent_frequencies(self.bot, observation)
                 entry["bot"] = frequencies.to_json(state)

@@ -118,7 +118,7 @@ def test_inconsistent_observations_are_refused() -> None:
 )
 def test_the_agent_plays_only_legal_actions(blueprint: Blueprint, config: HUNLConfig) -> None:
     agent = BlueprintAgent(blueprint)
-    greedy = BlueprintAgent(blueprint, sample=False)
+    thresholded = BlueprintAgent(blueprint, threshold=0.5)
     opponent = RandomAgent()  # off-menu bet sizes
     rng = np.random.default_rng(3)
     decisions = 0
@@ -126,7 +126,7 @@ def test_the_agent_plays_only_legal_actions(blueprint: Blueprint, config: HUNLCo
         state = HUNLState.new(config, hand % 2, rng=rng)
         while state.to_act is not None:
             observation = Observation.from_state(state)
-            for player in (agent, greedy):
+            for player in (agent, thresholded):
                 action = player.act(observation, rng)
                 assert state.can_apply(action), (action, state)
             probabilities, actions = agent.decision(observation)
@@ -136,7 +136,7 @@ def test_the_agent_plays_only_legal_actions(blueprint: Blueprint, config: HUNLCo
                 for kind, amount in distinct
             )
             assert total == pytest.approx(1.0)
-            assert greedy.action_probability(observation, greedy.act(observation, rng)) == 1.0
+            assert (thresholded.action_probability(observation, thresholded.act(observation, rng)) or 0) > 0
             assert float(np.sum(probabilities)) == pytest.approx(1.0)
             decisions += 1
             mover = agent if state.to_act == hand % 2 else opponent
@@ -156,7 +156,7 @@ def test_sampling_follows_the_policy(blueprint: Blueprint) -> None:
     np.testing.assert_allclose(counts / counts.sum(), probabilities, atol=0.04)
 
 
-def test_thresholding_and_purification(blueprint: Blueprint) -> None:
+def test_thresholding(blueprint: Blueprint) -> None:
     config = HUNLConfig()
     plain = BlueprintAgent(blueprint)
     rng = np.random.default_rng(3)
@@ -176,9 +176,6 @@ def test_thresholding_and_purification(blueprint: Blueprint) -> None:
                 survivors = probabilities[~dropped]
                 np.testing.assert_allclose(kept[~dropped], survivors / survivors.sum())
             checked += 1
-        purified = BlueprintAgent(blueprint, sample=False)
-        chosen = purified.act(observation, rng)
-        assert purified.action_probability(observation, chosen) == 1.0
     assert checked == 90
     with pytest.raises(ValueError, match=r"threshold 1\.5"):
         BlueprintAgent(blueprint, threshold=1.5)
@@ -186,14 +183,14 @@ def test_thresholding_and_purification(blueprint: Blueprint) -> None:
 
 def test_blueprint_spec_options(blueprint_dir: Path) -> None:
     agent = make_agent(f"blueprint:{blueprint_dir}?threshold=0.25")
-    assert isinstance(agent, BlueprintAgent) and agent.threshold == 0.25 and agent.sample
-    agent = make_agent(f"blueprint:{blueprint_dir}?purify=1&threshold=0.1")
-    assert isinstance(agent, BlueprintAgent) and not agent.sample and agent.threshold == 0.1
+    assert isinstance(agent, BlueprintAgent) and agent.threshold == 0.25
+    agent = make_agent(f"blueprint:{blueprint_dir}?allin=policy&threshold=0.1")
+    assert isinstance(agent, BlueprintAgent) and agent.allin == "policy" and agent.threshold == 0.1
     for bad, message in (
         ("?colour=red", "unknown option 'colour'"),
         ("?threshold=high", "not a number"),
         ("?threshold", "not KEY=VALUE"),
-        ("?purify=yes", "not 0 or 1"),
+        ("?purify=1", "unknown option 'purify'; options: allin, threshold$"),
         ("?threshold=2", "not a probability"),
     ):
         with pytest.raises(ValueError, match=message):
@@ -227,7 +224,7 @@ def test_a_duplicate_match_against_random_runs(blueprint: Blueprint) -> None:
 
 def test_another_games_chips_are_read_in_the_blueprints_big_blinds(blueprint: Blueprint) -> None:
     """The same betting at 1/2 and at the blueprint's 50/100 gives the same record and policy."""
-    agent = BlueprintAgent(blueprint, sample=False)
+    agent = BlueprintAgent(blueprint)
     small = HUNLState.new(HUNLConfig(1, 2, (400, 400)), 1, deck=list(range(9)))
     large = HUNLState.new(HUNLConfig(), 1, deck=list(range(9)))
     for raise_to_in_small_blinds in (6, None, None, 5, 15):

@@ -4,8 +4,7 @@ On the shipped blueprint (its menu has no all-in over 2 pots, so an all-in is of
 ``allin="solve"`` answers it with a solved game). Every check compares the batched policy with
 the per-hand one for each hand asked (all hands that hold no visible card, or a seeded sample
 of them), for every action of the policy and one off the menu. The network's float32 products
-are grouped differently for a batch than for one hand, so sampled probabilities agree to 1e-6;
-purified ones (0 or 1) exactly.
+are grouped differently for a batch than for one hand, so the probabilities agree to 1e-6.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ from pokerai.search.combos import ALL_COMBOS, combos_holding
 from pokerai.search.config import FlopSearch, RiverSearch, SearchConfig, TurnSearch
 from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, DECK
 
-SAMPLED_TOLERANCE = 1e-6
+TOLERANCE = 1e-6
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +68,7 @@ def hands_off(observation: Observation, sample: int | None, seed: int = 0) -> np
     return ALL_COMBOS[live]
 
 
-def assert_agrees(
-    agent: Agent, observation: Observation, hands: npt.NDArray[np.int64], sampled: bool
-) -> None:
+def assert_agrees(agent: Agent, observation: Observation, hands: npt.NDArray[np.int64]) -> None:
     """``range_policy`` equals ``action_probability`` for every hand, on its rows and an off-menu raise."""
     policy = agent.range_policy(observation, hands)
     assert policy is not None
@@ -91,18 +88,12 @@ def assert_agrees(
         expected = np.array(
             [agent.action_probability(with_hole_cards(observation, (a, b)), action) for a, b in hands]
         )
-        if sampled:
-            np.testing.assert_allclose(found, expected, rtol=0, atol=SAMPLED_TOLERANCE, err_msg=str(action))
-        else:
-            np.testing.assert_array_equal(found, expected, err_msg=str(action))
+        np.testing.assert_allclose(found, expected, rtol=0, atol=TOLERANCE, err_msg=str(action))
 
 
 @pytest.mark.parametrize("threshold", [0.0, 0.3])
-@pytest.mark.parametrize("sample", [True, False])
-def test_blueprint_range_policy_agrees_hand_by_hand(
-    capped: Blueprint, threshold: float, sample: bool
-) -> None:
-    agent = BlueprintAgent(capped, threshold=threshold, sample=sample)
+def test_blueprint_range_policy_agrees_hand_by_hand(capped: Blueprint, threshold: float) -> None:
+    agent = BlueprintAgent(capped, threshold=threshold)
     spots = {
         "preflop, button first": [],
         "flop, big blind first": CHECKED_DOWN[:2],
@@ -111,7 +102,7 @@ def test_blueprint_range_policy_agrees_hand_by_hand(
     for name, actions in spots.items():
         observation = Observation.from_state(spot(capped, actions))
         hands = hands_off(observation, None if name == "river after checks" else 150)
-        assert_agrees(agent, observation, hands, sampled=sample)
+        assert_agrees(agent, observation, hands)
 
 
 def test_blueprint_preflop_ranges_are_computed_once_per_public_state(
@@ -137,18 +128,15 @@ def test_blueprint_preflop_ranges_are_computed_once_per_public_state(
     assert calls[1:] == [10]  # after the flop every call asks the network
 
 
-@pytest.mark.parametrize("sample", [True, False])
-def test_blueprint_range_policy_answers_an_offmenu_allin_with_its_solve(
-    capped: Blueprint, sample: bool
-) -> None:
+def test_blueprint_range_policy_answers_an_offmenu_allin_with_its_solve(capped: Blueprint) -> None:
     state = shove(spot(capped, CHECKED_DOWN))  # the big blind shoves 99 pots on the river
     observation = Observation.from_state(state)
-    solving = BlueprintAgent(capped, threshold=0.3, sample=sample, allin="solve")
-    policy = BlueprintAgent(capped, threshold=0.3, sample=sample, allin="policy")
+    solving = BlueprintAgent(capped, threshold=0.3, allin="solve")
+    policy = BlueprintAgent(capped, threshold=0.3, allin="policy")
     assert solving.answers_offtree_allin(observation)
     hands = hands_off(observation, None)
-    assert_agrees(solving, observation, hands, sampled=sample)
-    assert_agrees(policy, observation, hands[::5], sampled=sample)
+    assert_agrees(solving, observation, hands)
+    assert_agrees(policy, observation, hands[::5])
     assert solving.allin_solves == 1  # one solve serves every hand
     # The solve and the network answer differently: the test would notice the wrong path.
     fold = Action(observation.player, ActionKind.FOLD)
@@ -171,13 +159,13 @@ def test_search_range_policy_agrees_on_the_river(capped: Blueprint) -> None:
         observation = Observation.from_state(spot(capped, actions))
         assert observation.street == 3
         hands = hands_off(observation, 300)
-        assert_agrees(agent, observation, hands, sampled=True)
+        assert_agrees(agent, observation, hands)
     assert len(agent.stats) == 2  # one solve per public state, whatever the hands
 
 
 def test_search_range_policy_before_the_river_is_the_blueprints(capped: Blueprint) -> None:
-    agent = SearchAgent(capped, RIVER_ONLY, threshold=0.3, sample=False)
-    blueprint = BlueprintAgent(capped, threshold=0.3, sample=False)
+    agent = SearchAgent(capped, RIVER_ONLY, threshold=0.3)
+    blueprint = BlueprintAgent(capped, threshold=0.3)
     observation = Observation.from_state(spot(capped, CHECKED_DOWN[:2]))
     hands = hands_off(observation, None)
     searched = agent.range_policy(observation, hands)
@@ -190,11 +178,9 @@ def test_slots_that_stand_for_one_action_are_one_row() -> None:
     raise_to = Action(1, ActionKind.RAISE, 300)
     actions = [Action(1, ActionKind.FOLD), Action(1, ActionKind.CALL, 100), raise_to, None, raise_to]
     probabilities = np.array([[0.1, 0.4, 0.3, 0.0, 0.2], [0.5, 0.1, 0.1, 0.0, 0.3]])
-    mixed = slot_range_policy(probabilities, actions, purify=False)
-    assert mixed.kinds.tolist() == [ActionKind.FOLD, ActionKind.CALL, ActionKind.RAISE]
-    np.testing.assert_allclose(mixed.probabilities, [[0.1, 0.5], [0.4, 0.1], [0.5, 0.4]])
-    pure = slot_range_policy(probabilities, actions, purify=True)
-    assert pure.probabilities.tolist() == [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]  # the slot, not the row
+    policy = slot_range_policy(probabilities, actions)
+    assert policy.kinds.tolist() == [ActionKind.FOLD, ActionKind.CALL, ActionKind.RAISE]
+    np.testing.assert_allclose(policy.probabilities, [[0.1, 0.5], [0.4, 0.1], [0.5, 0.4]])
 
 
 class UniformBlueprint(BlueprintAgent):
@@ -212,7 +198,7 @@ class UniformBlueprint(BlueprintAgent):
 def test_a_subclass_that_changes_decision_only_is_asked_hand_by_hand(capped: Blueprint) -> None:
     agent = UniformBlueprint(capped)
     observation = Observation.from_state(spot(capped, CHECKED_DOWN[:2]))
-    assert_agrees(agent, observation, hands_off(observation, 100), sampled=True)
+    assert_agrees(agent, observation, hands_off(observation, 100))
 
 
 class PerCombination(Agent):
@@ -265,7 +251,7 @@ def test_blueprint_range_policy_answers_a_preflop_shove(capped: Blueprint) -> No
     observation = Observation.from_state(shove(spot(capped, [])))
     agent = BlueprintAgent(capped, threshold=0.3, allin="solve")
     assert agent.answers_offtree_allin(observation)
-    assert_agrees(agent, observation, hands_off(observation, 300), sampled=True)
+    assert_agrees(agent, observation, hands_off(observation, 300))
 
 
 @pytest.mark.slow
@@ -281,6 +267,6 @@ def test_street_search_range_policy_agrees_on_a_searched_turn(capped: Blueprint)
     )
     observation = Observation.from_state(spot(capped, CHECKED_DOWN[:4]))
     assert observation.street == 2
-    assert_agrees(agent, observation, hands_off(observation, 200), sampled=True)
+    assert_agrees(agent, observation, hands_off(observation, 200))
     # One solve per public state: the turn once, however many hands asked there.
     assert [stat.street for stat in agent.stats] == [2]

@@ -77,7 +77,7 @@ def test_a_known_spot_gives_the_blueprints_frequencies_and_the_spots_facts(
     agent = analyzer.blueprint_agent
     assert isinstance(agent, BlueprintAgent)
     slots, actions = agent.decision(Observation.from_state(state))
-    direct = slot_range_policy(slots[np.newaxis, :], actions, purify=False)
+    direct = slot_range_policy(slots[np.newaxis, :], actions)
     assert [(a["amount"], a["probability"]) for a in answer["actions"]] == [
         (int(amount), pytest.approx(float(p)))
         for amount, p in zip(direct.amounts, direct.probabilities[:, 0], strict=True)
@@ -157,7 +157,7 @@ def test_the_range_grid_sums_to_the_range(client: TestClient, analyzer: Analyzer
     # The cells' mixes, weighted by the cells' weights, are the whole range's action frequencies.
     live = ALL_COMBOS[~combos_holding(state.board)]
     slots, actions = agent.range_decision(Observation.from_state(state), live)
-    rows = slot_range_policy(slots, actions, purify=False).probabilities
+    rows = slot_range_policy(slots, actions).probabilities
     overall = rows @ beliefs[0][~combos_holding(state.board)]
     mixed = sum(np.array(cell["mix"]) * cell["weight"] for cell in cells)
     assert mixed == pytest.approx(overall)

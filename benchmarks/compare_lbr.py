@@ -17,12 +17,22 @@ interval), and their paired difference from the first target's (negative: the
 target is less exploited by LBR than the first one), with the seconds each took. With
 ``--aivat`` each hand is also scored by AIVAT with the target's seat known, and the AIVAT
 estimates are paired the same way: most of the card luck of all-in pots is gone from them.
+
+``--save FILE.npz`` keeps every target's per-hand results; ``--load FILE.npz`` puts a saved run's
+targets first in the table, so a slow target measured once pairs with targets measured later on
+the same hands (the seed, hands and LBR settings must match the saved run's):
+
+    OMP_NUM_THREADS=1 python benchmarks/compare_lbr.py --hands 2000 --seed 5 --save d.npz "$D"
+    OMP_NUM_THREADS=1 python benchmarks/compare_lbr.py --hands 2000 --seed 5 --load d.npz blueprint:...
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +65,8 @@ def main() -> None:
         action="store_true",
         help="also score every hand with AIVAT (the target's seat known) and pair those estimates",
     )
+    parser.add_argument("--save", metavar="FILE", help="write every target's per-hand results to FILE (.npz)")
+    parser.add_argument("--load", metavar="FILE", help="put the targets of a --save FILE first, paired")
     args = parser.parse_args()
     torch.set_num_threads(1)
     config = LBRConfig(
@@ -71,22 +83,34 @@ def main() -> None:
     header = "| target | LBR wins, mbb/hand, 95% CI | minus the first target, paired 95% CI |"
     print(f"{header}{aivat_columns} seconds |")
     print(f"|---|---|---|{'---|---|' if args.aivat else ''}---:|")
+    settings = np.array([args.seed, args.hands, int(config.all_in), *config.raise_streets], dtype=np.int64)
+    rows = load_rows(args.load, settings, args.aivat) if args.load else []
     reference: npt.NDArray[np.float64] | None = None
     aivat_reference: npt.NDArray[np.float64] | None = None
-    for spec in args.targets:
-        started = time.perf_counter()
-        result = lbr_match(
-            make_agent(spec),
-            args.hands,
-            seed=args.seed,
-            lbr_config=config,
-            workers=args.workers,
-            name=spec,
-            aivat=args.aivat,
-        )
-        seconds = time.perf_counter() - started
-        per_hand = result.exploiter_results.astype(np.float64) * (1000.0 / result.big_blind)
-        estimate = result.estimate
+    saved: list[Row] = []
+    for spec in [*(row.spec for row in rows), *args.targets]:
+        if rows and rows[0].spec == spec:
+            row = rows.pop(0)
+        else:
+            started = time.perf_counter()
+            result = lbr_match(
+                make_agent(spec),
+                args.hands,
+                seed=args.seed,
+                lbr_config=config,
+                workers=args.workers,
+                name=spec,
+                aivat=args.aivat,
+            )
+            scale = 1000.0 / result.big_blind
+            aivat_hands = None if result.aivat_results is None else result.aivat_results * scale
+            row = Row(spec, result.exploiter_results.astype(np.float64) * scale, aivat_hands,
+                      time.perf_counter() - started)  # fmt: skip
+            saved.append(row)
+            if args.save:
+                save_rows(args.save, settings, saved)
+        per_hand, seconds = row.per_hand, row.seconds
+        estimate = mean_ci95(per_hand)
         own = f"{estimate.mean:+,.0f} [{estimate.low:+,.0f}, {estimate.high:+,.0f}]"
         if reference is None:
             reference = per_hand
@@ -97,10 +121,53 @@ def main() -> None:
             interval = f"[{delta.low:+,.0f}, {delta.high:+,.0f}]"
             difference = f"{delta.mean:+,.0f} {interval} ({changed} hands differ)"
         aivat = ""
-        if result.aivat_results is not None:
-            scored = result.aivat_results * (1000.0 / result.big_blind)
-            aivat, aivat_reference = aivat_cells(scored, aivat_reference)
+        if row.aivat is not None:
+            aivat, aivat_reference = aivat_cells(row.aivat, aivat_reference)
         print(f"| `{spec}` | {own} | {difference} |{aivat} {seconds:.0f} |", flush=True)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One target's per-hand results (mbb), its AIVAT estimates (None without ``--aivat``), seconds."""
+
+    spec: str
+    per_hand: npt.NDArray[np.float64]
+    aivat: npt.NDArray[np.float64] | None
+    seconds: float
+
+
+def save_rows(path: str, settings: npt.NDArray[np.int64], rows: list[Row]) -> None:
+    """Write ``rows`` with the run's ``settings`` to ``path`` (replacing it whole)."""
+    arrays: dict[str, npt.NDArray[Any]] = {"settings": settings, "specs": np.array([r.spec for r in rows])}
+    arrays["seconds"] = np.array([r.seconds for r in rows])
+    arrays["per_hand"] = np.stack([r.per_hand for r in rows])
+    if all(r.aivat is not None for r in rows):
+        arrays["aivat"] = np.stack([r.aivat for r in rows if r.aivat is not None])
+    temporary = f"{path}.partial.npz"
+    np.savez(temporary, allow_pickle=False, **arrays)
+    os.replace(temporary, path)
+
+
+def load_rows(path: str, settings: npt.NDArray[np.int64], aivat: bool) -> list[Row]:
+    """The rows of a ``--save`` file, checked against this run's ``settings`` (and ``--aivat``)."""
+    try:
+        with np.load(path) as data:
+            stored = {key: data[key] for key in data.files}
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"cannot read the saved LBR results {path}: {error}") from error
+    if "settings" not in stored or not np.array_equal(stored["settings"], settings):
+        raise SystemExit(f"{path} was saved with another seed, hand count or LBR settings than this run")
+    if aivat and "aivat" not in stored:
+        raise SystemExit(f"{path} was saved without --aivat")
+    return [
+        Row(
+            str(spec),
+            stored["per_hand"][index],
+            stored["aivat"][index] if aivat else None,
+            float(stored["seconds"][index]),
+        )
+        for index, spec in enumerate(stored["specs"])
+    ]
 
 
 if __name__ == "__main__":

@@ -124,6 +124,12 @@ class SearchAgent(BlueprintAgent):
         """Whether the agent searches ``street``."""
         return self.config.searches(street)
 
+    def begin_hand(self, player: int, button: int) -> None:
+        """Forget the last hand's policies: within a hand a public state keeps the policy it was first
+        given (searched, or the blueprint's while the solver was not ready), so that what AIVAT asks
+        after the hand is what the agent played; the next hand searches afresh."""
+        self._policies = SolutionCache(POLICY_CACHE_SIZE)
+
     def _searches_now(self, street: int) -> bool:
         """Whether the agent searches ``street`` at this decision: always without a time budget; with
         one, when the solver's first-time work in this process (a compile, or loading it from numba's
@@ -209,7 +215,7 @@ class SearchAgent(BlueprintAgent):
         """The policy at ``state``: the blueprint's, or the street's solve blended into it."""
         blueprint_rows = self.blueprint_rows(state)
         search = self.config.street(state.street)
-        if search is None or search.iterations == 0:
+        if search is None or not self._searches_now(state.street):
             return blueprint_rows
         searcher = state.to_act
         assert searcher is not None
@@ -246,7 +252,7 @@ class SearchAgent(BlueprintAgent):
     # ------------------------------------------------------------------ the agent interface
 
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
-        if not self._searches_now(observation.street):
+        if not self.searches(observation.street):
             return super().decision(observation)
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)
@@ -259,7 +265,7 @@ class SearchAgent(BlueprintAgent):
     def range_decision(
         self, observation: Observation, hands: npt.NDArray[np.int64]
     ) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
-        if not self._searches_now(observation.street):
+        if not self.searches(observation.street):
             return super().range_decision(observation, hands)
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)

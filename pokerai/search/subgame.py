@@ -388,9 +388,100 @@ def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]
 
 
 @numba.njit(cache=True)
+def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor, values):
+    """``values[nodes[t]] = factor[t] * M opponent_reach[nodes[t]]`` for a card-structured ``M``.
+
+    Hands are in ascending rank order (``sorted_ranks``), so one pass over them serves every
+    terminal of the group at once: the running sums (in total and per card held) are kept per
+    terminal, and a hand's sum over the hands that share no card with it is the total less the
+    sums over hands holding either of its cards (:func:`_card_products`, batched).
+    """
+    terminals = nodes.shape[0]
+    hands = opponent_reach.shape[1]
+    reach = np.empty((hands, terminals))
+    for t in range(terminals):
+        row = opponent_reach[nodes[t]]
+        for q in range(hands):
+            reach[q, t] = row[q]
+    out = np.empty((hands, terminals))
+    per_card = np.zeros((52, terminals))
+    total = np.zeros(terminals)
+    if kind == 1:  # SHARES_NO_CARD
+        for q in range(hands):
+            first, second = cards[q, 0], cards[q, 1]
+            for t in range(terminals):
+                weight = reach[q, t]
+                total[t] += weight
+                per_card[first, t] += weight
+                per_card[second, t] += weight
+        for q in range(hands):
+            first, second = cards[q, 0], cards[q, 1]
+            for t in range(terminals):
+                out[q, t] = total[t] - per_card[first, t] - per_card[second, t] + reach[q, t]
+    else:  # SHOWDOWN: (weight of weaker hands) - (weight of stronger hands), card-free pairs only
+        start = 0
+        while start < hands:  # ascending: hands of lower rank beaten
+            stop = start
+            while stop < hands and sorted_ranks[stop] == sorted_ranks[start]:
+                stop += 1
+            for q in range(start, stop):
+                first, second = cards[q, 0], cards[q, 1]
+                for t in range(terminals):
+                    out[q, t] = total[t] - per_card[first, t] - per_card[second, t]
+            for q in range(start, stop):
+                first, second = cards[q, 0], cards[q, 1]
+                for t in range(terminals):
+                    weight = reach[q, t]
+                    total[t] += weight
+                    per_card[first, t] += weight
+                    per_card[second, t] += weight
+            start = stop
+        per_card[:] = 0.0
+        total[:] = 0.0
+        stop = hands
+        while stop > 0:  # descending: hands of higher rank lost to
+            start = stop - 1
+            while start > 0 and sorted_ranks[start - 1] == sorted_ranks[stop - 1]:
+                start -= 1
+            for q in range(start, stop):
+                first, second = cards[q, 0], cards[q, 1]
+                for t in range(terminals):
+                    out[q, t] -= total[t] - per_card[first, t] - per_card[second, t]
+            for q in range(start, stop):
+                first, second = cards[q, 0], cards[q, 1]
+                for t in range(terminals):
+                    weight = reach[q, t]
+                    total[t] += weight
+                    per_card[first, t] += weight
+                    per_card[second, t] += weight
+            stop = start
+    for t in range(terminals):
+        row = values[nodes[t]]
+        scale = factor[t]
+        for q in range(hands):
+            row[q] = scale * out[q, t]
+
+
+@numba.njit(cache=True)
+def _regret_matching_rows(regret, strategy, start, stop, totals):
+    """Regret matching+ over children ``start .. stop - 1`` into ``strategy`` (uniform if no regret > 0)."""
+    hands = regret.shape[1]
+    for hand in range(hands):
+        totals[hand] = 0.0
+    for child in range(start, stop):
+        for hand in range(hands):
+            totals[hand] += regret[child, hand]
+    uniform = 1.0 / (stop - start)
+    for child in range(start, stop):
+        for hand in range(hands):
+            total = totals[hand]
+            strategy[child, hand] = regret[child, hand] / total if total > 0.0 else uniform
+
+
+@numba.njit(cache=True)
 def _cfr_plus_iterations(
     kind, player, first_child, num_children, decisions, group_nodes, group_offsets, group_matrix,
-    group_kind, order, sorted_ranks, cards,
+    group_kind, sorted_ranks, cards,
     scale, matrices, matrices_transposed, root_reach, regret, average_sum, strategy,
     fixed_weight, fixed_strategy, first, count,
 ):  # fmt: skip
@@ -404,28 +495,28 @@ def _cfr_plus_iterations(
     Array arguments are the :class:`Subgame` fields; terminals come grouped by
     payoff matrix (``group_nodes[group_offsets[g]:group_offsets[g + 1]]`` use
     matrix ``group_matrix[g]``) so each group's values are one BLAS product, or,
-    where ``group_kind[g]`` names a card-structured matrix, one linear sweep
-    (:func:`_card_products` with ``order``, ``sorted_ranks`` and ``cards``).
+    where ``group_kind[g]`` names a card-structured matrix, one linear sweep over hands
+    in ascending rank order (:func:`_sorted_card_values` with ``sorted_ranks`` and ``cards``).
+    ``strategy`` carries the current strategy from one call to the next: a decision's
+    regret-matching strategy is recomputed only after its player's regrets change.
     """
     num_nodes, num_hands = regret.shape
     opponent_reach = np.empty((num_nodes, num_hands))
     own_reach = np.empty((num_nodes, num_hands))
     values = np.zeros((num_nodes, num_hands))
+    totals = np.empty(num_hands)
+    node_value = np.empty(num_hands)
+    baseline = np.empty(num_hands)
     for t in range(first, first + count):
         for updating in range(2):
-            # Regret matching+ at every decision.
+            # Regret matching+ where the regrets changed: the other player's decisions, updated
+            # by the pass before this one (every decision before the first pass).
             for node in decisions:
+                if player[node] == updating and not (t == 1 and updating == 0):
+                    continue
                 start = first_child[node]
                 stop = start + num_children[node]
-                for hand in range(num_hands):
-                    total = 0.0
-                    for child in range(start, stop):
-                        total += regret[child, hand]
-                    for child in range(start, stop):
-                        if total > 0.0:
-                            strategy[child, hand] = regret[child, hand] / total
-                        else:
-                            strategy[child, hand] = 1.0 / (stop - start)
+                _regret_matching_rows(regret, strategy, start, stop, totals)
                 weight = fixed_weight[node]
                 if weight > 0.0:
                     for child in range(start, stop):
@@ -434,33 +525,40 @@ def _cfr_plus_iterations(
                                 weight * fixed_strategy[child, hand]
                             )
             # Reach of both players, parents before children.
-            opponent_reach[0] = root_reach[1 - updating]
-            own_reach[0] = root_reach[updating]
+            for hand in range(num_hands):
+                opponent_reach[0, hand] = root_reach[1 - updating, hand]
+                own_reach[0, hand] = root_reach[updating, hand]
             for node in decisions:
                 start = first_child[node]
                 stop = start + num_children[node]
-                mine = player[node] == updating
-                for child in range(start, stop):
-                    for hand in range(num_hands):
-                        if mine:
+                if player[node] == updating:
+                    for child in range(start, stop):
+                        for hand in range(num_hands):
                             own_reach[child, hand] = own_reach[node, hand] * strategy[child, hand]
                             opponent_reach[child, hand] = opponent_reach[node, hand]
-                        else:
+                else:
+                    for child in range(start, stop):
+                        for hand in range(num_hands):
                             own_reach[child, hand] = own_reach[node, hand]
                             opponent_reach[child, hand] = opponent_reach[node, hand] * strategy[child, hand]
             # Terminal values: player 0 gets M r1, player 1 gets -M^T r0.
             sign = 1.0 if updating == 0 else -1.0
             for group in range(group_matrix.shape[0]):
                 nodes = group_nodes[group_offsets[group] : group_offsets[group + 1]]
+                if group_kind[group] != 0:
+                    factor = np.empty(nodes.shape[0])
+                    # The showdown matrix is antisymmetric (M^T = -M), the fold matrix symmetric.
+                    flip = -1.0 if updating == 1 and group_kind[group] == 2 else 1.0
+                    for row in range(nodes.shape[0]):
+                        factor[row] = flip * sign * scale[nodes[row]]
+                    _sorted_card_values(
+                        opponent_reach, nodes, group_kind[group], sorted_ranks, cards, factor, values
+                    )
+                    continue
                 gathered = np.empty((nodes.shape[0], num_hands))
                 for row in range(nodes.shape[0]):
                     gathered[row] = opponent_reach[nodes[row]]
-                if group_kind[group] != 0:
-                    products = np.empty((nodes.shape[0], num_hands))
-                    _card_products(gathered, group_kind[group], order, sorted_ranks, cards, products)
-                    if updating == 1 and group_kind[group] == 2:  # antisymmetric: M^T = -M
-                        products = -products
-                elif updating == 0:
+                if updating == 0:
                     products = np.dot(gathered, matrices_transposed[group_matrix[group]])
                 else:
                     products = np.dot(gathered, matrices[group_matrix[group]])
@@ -471,35 +569,43 @@ def _cfr_plus_iterations(
                 node = decisions[index]
                 start = first_child[node]
                 stop = start + num_children[node]
-                if player[node] == updating:
-                    mixed = fixed_weight[node] > 0.0
+                if player[node] != updating:
                     for hand in range(num_hands):
-                        node_value = 0.0
-                        for child in range(start, stop):
-                            node_value += strategy[child, hand] * values[child, hand]
-                        values[node, hand] = node_value
-                        baseline = node_value
-                        if mixed:
-                            # Regrets are those of the free part (its own regret-matching
-                            # strategy), not of the mix: the model's share is not its choice.
-                            total = 0.0
-                            for child in range(start, stop):
-                                total += regret[child, hand]
-                            baseline = 0.0
-                            for child in range(start, stop):
-                                free = regret[child, hand] / total if total > 0.0 else 1.0 / (stop - start)
-                                baseline += free * values[child, hand]
-                        weight = t * own_reach[node, hand]
-                        for child in range(start, stop):
-                            updated = regret[child, hand] + values[child, hand] - baseline
-                            regret[child, hand] = updated if updated > 0.0 else 0.0
-                            average_sum[child, hand] += weight * strategy[child, hand]
+                        values[node, hand] = 0.0
+                    for child in range(start, stop):
+                        for hand in range(num_hands):
+                            values[node, hand] += values[child, hand]
+                    continue
+                for hand in range(num_hands):
+                    node_value[hand] = 0.0
+                for child in range(start, stop):
+                    for hand in range(num_hands):
+                        node_value[hand] += strategy[child, hand] * values[child, hand]
+                if fixed_weight[node] > 0.0:
+                    # Regrets are those of the free part (its own regret-matching strategy),
+                    # not of the mix: the model's share is not its choice.
+                    for hand in range(num_hands):
+                        totals[hand] = 0.0
+                        baseline[hand] = 0.0
+                    for child in range(start, stop):
+                        for hand in range(num_hands):
+                            totals[hand] += regret[child, hand]
+                    uniform = 1.0 / (stop - start)
+                    for child in range(start, stop):
+                        for hand in range(num_hands):
+                            total = totals[hand]
+                            free = regret[child, hand] / total if total > 0.0 else uniform
+                            baseline[hand] += free * values[child, hand]
                 else:
                     for hand in range(num_hands):
-                        node_value = 0.0
-                        for child in range(start, stop):
-                            node_value += values[child, hand]
-                        values[node, hand] = node_value
+                        baseline[hand] = node_value[hand]
+                for child in range(start, stop):
+                    for hand in range(num_hands):
+                        updated = regret[child, hand] + values[child, hand] - baseline[hand]
+                        regret[child, hand] = updated if updated > 0.0 else 0.0
+                        average_sum[child, hand] += t * own_reach[node, hand] * strategy[child, hand]
+                for hand in range(num_hands):
+                    values[node, hand] = node_value[hand]
 
 
 def _card_structure(
@@ -579,17 +685,29 @@ def solve(
     dense = [m for m in range(len(subgame.matrices)) if card_payoffs is None or m not in card_payoffs.kinds]
     place = {m: index for index, m in enumerate(dense)}
     stacked_index = np.array([place.get(int(m), 0) for m in group_matrix], dtype=np.int64)
+    fixed_weight, fixed_strategy = _fixed_arrays(subgame, fixed)
+    # With card payoffs the kernel works on the hands in ascending rank order (its sweeps then
+    # read memory in order); the results are put back in the subgame's order below.
+    reach = subgame.reach
+    if card_payoffs is not None:
+        reach = np.ascontiguousarray(reach[:, order])
+        cards = np.ascontiguousarray(cards[order])
+        if fixed:
+            fixed_strategy = np.ascontiguousarray(fixed_strategy[:, order])
     if dense:
-        matrices = np.ascontiguousarray(np.stack([subgame.matrices[m] for m in dense]))
+        stack = [
+            subgame.matrices[m] if card_payoffs is None else subgame.matrices[m][np.ix_(order, order)]
+            for m in dense
+        ]
+        matrices = np.ascontiguousarray(np.stack(stack))
     else:
         matrices = np.zeros((1, 1, 1))
     matrices_transposed = np.ascontiguousarray(matrices.transpose(0, 2, 1))
-    fixed_weight, fixed_strategy = _fixed_arrays(subgame, fixed)
     arrays = (
         subgame.kind, subgame.player.astype(np.int64), subgame.first_child.astype(np.int64),
         subgame.num_children.astype(np.int64), subgame.decisions.astype(np.int64),
-        group_nodes.astype(np.int64), group_offsets, stacked_index, group_kind, order, sorted_ranks, cards,
-        subgame.scale, matrices, matrices_transposed, subgame.reach, regret, average_sum, strategy,
+        group_nodes.astype(np.int64), group_offsets, stacked_index, group_kind, sorted_ranks, cards,
+        subgame.scale, matrices, matrices_transposed, reach, regret, average_sum, strategy,
         fixed_weight, fixed_strategy,
     )  # fmt: skip
     done = 0
@@ -607,6 +725,11 @@ def solve(
             chunk = max(1, min(64, int(0.05 * time_budget_s / max(per_iteration, 1e-9))))
         else:
             chunk = iterations
+    if card_payoffs is not None:
+        back = np.argsort(order)
+        regret, average_sum = regret[:, back], average_sum[:, back]
+        if fixed:
+            fixed_strategy = fixed_strategy[:, back]
     _regret_matching(subgame, regret, strategy)
     for node in np.flatnonzero(fixed_weight > 0):
         rows = subgame.children(int(node))

@@ -99,6 +99,23 @@ def test_solve_with_card_payoffs_equals_the_dense_solve(board_text: str) -> None
     np.testing.assert_allclose(fast.current, dense.current, rtol=1e-7, atol=1e-9)
 
 
+def test_a_partly_fixed_solve_is_the_same_with_card_payoffs() -> None:
+    """The sweep works on the hands in rank order: fixed strategies, given in the subgame's order,
+    must be reordered with them, and the solution put back."""
+    state, river = river_subgame_for(BOARDS[3])
+    subgame = river.subgame
+    rng = np.random.default_rng(5)
+    fixed = {}
+    for weight, node in zip((1.0, 0.4), subgame.decisions[:2], strict=True):
+        rows = rng.random((subgame.num_hands, len(subgame.children(int(node))))) + 0.05
+        fixed[int(node)] = (weight, rows / rows.sum(axis=1, keepdims=True))
+    structure = river_card_payoffs(state.board, river.hands)
+    dense = solve(subgame, 30, fixed=fixed)
+    fast = solve(subgame, 30, card_payoffs=structure, fixed=fixed)
+    np.testing.assert_allclose(fast.average, dense.average, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(fast.current, dense.current, rtol=1e-7, atol=1e-9)
+
+
 def test_the_safe_gadget_solve_is_the_same_with_card_payoffs() -> None:
     state, river = river_subgame_for(BOARDS[0])
     subgame = river.subgame

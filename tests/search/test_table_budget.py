@@ -206,6 +206,10 @@ def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
     assert allin_module._background is not None
     allin_module._background.join()
     agent.config = dataclasses.replace(agent.config, river=RiverSearch(budget_ms=1e6))
+    # Ready now, but within the hand the spot keeps the policy it was played with (what AIVAT asks).
+    assert np.array_equal(agent.decision(observation)[0], blueprint.decision(observation)[0])
+    assert (agent.searches_unready, len(agent.stats)) == (1, 0)
+    agent.begin_hand(0, observation.button)
     assert np.array_equal(
         agent.decision(observation)[0],
         SearchAgent(

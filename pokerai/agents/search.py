@@ -2,7 +2,8 @@
 
 At each decision on a searched street the agent re-solves the street from its
 start (:func:`~pokerai.search.street.solve_street`) and plays
-``(1 − b)·blueprint + b·solved`` with ``b = min(iterations done / full_iterations, 1)``.
+``(1 − b)·blueprint + b·solved`` with ``b = min(iterations done / full_iterations, 1)``,
+thresholded as the blueprint is (actions under ``threshold`` dropped, the rest renormalised).
 Its own range at the street's start is the product of the probabilities it
 played for the actions it took, for every combination; the strategies it played
 earlier on the same street are frozen in the solve. The opponent's range comes from
@@ -36,7 +37,7 @@ from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, load_bluepri
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState
 from pokerai.search.allin import load_solver_kernel, solver_ready
-from pokerai.search.beliefs import combo_probabilities, opponent_range
+from pokerai.search.beliefs import combo_probabilities, opponent_range, threshold_probabilities
 from pokerai.search.combos import COMBO_INDEX, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, FlopSearch, SearchConfig, TurnSearch, load_search_config
 from pokerai.search.rollouts import LeafSettings
@@ -244,9 +245,10 @@ class SearchAgent(BlueprintAgent):
         )
         solved = solution.strategy.sum(axis=1) > 0
         rows = blueprint_rows.copy()
-        rows[solved] = blend(
+        mixed = blend(
             blueprint_rows[solved], solution.strategy[solved], solution.iterations, search.full_iterations
         )
+        rows[solved] = threshold_probabilities(mixed, self.threshold)
         return rows
 
     # ------------------------------------------------------------------ the agent interface

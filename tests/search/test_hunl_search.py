@@ -311,6 +311,19 @@ def test_the_safe_river_solve_gives_the_opponent_no_more_than_the_blueprint(blue
     assert np.any(unsafe[0] > before + tolerance)
 
 
+def test_the_searched_policy_is_thresholded_as_the_blueprint_is(blueprint: Blueprint) -> None:
+    """A solve leaves small probabilities where it has not converged; the agent drops those under its
+    threshold, as it does the blueprint's, and plays the rest renormalised."""
+    state = scripted(blueprint, CHECKED_DOWN)
+    config = dataclasses.replace(RIVER_ONLY, river=RiverSearch(iterations=8, budget_ms=None, full_iterations=8))
+    raw = SearchAgent(blueprint, config, threshold=0.0).policy(state)
+    played = SearchAgent(blueprint, config, threshold=0.3).policy(state)
+    live = np.flatnonzero(~combos_holding(state.board))
+    assert np.any((raw[live] > 0) & (raw[live] < 0.3)), "the unconverged solve mixes in small actions"
+    np.testing.assert_allclose(played[live].sum(axis=1), 1.0)
+    assert np.all((played[live] == 0) | (played[live] >= 0.3))
+
+
 def test_a_search_agent_plays_whole_hands_against_call(blueprint: Blueprint) -> None:
     agent = SearchAgent(blueprint, RIVER_ONLY, threshold=0.3)
     result = duplicate_match(agent, CallAgent(), 3, seed=4)

@@ -1,4 +1,4 @@
-"""The card abstraction built from configs/abstraction_tiny.yaml: buckets, lookups, the artifact."""
+"""The card abstraction built from tests/abstraction_tests.yaml: buckets, lookups, the artifact."""
 
 from __future__ import annotations
 
@@ -25,14 +25,14 @@ ALL_HOLES = np.array(list(itertools.combinations(range(52), 2)), dtype=np.uint8)
 
 
 def test_every_preflop_hand_lands_in_a_real_bucket_ordered_by_equity(
-    tiny_abstraction: CardAbstraction, river_strength_table: RiverStrength
+    small_abstraction: CardAbstraction, river_strength_table: RiverStrength
 ) -> None:
-    table = tiny_abstraction.tables[0]
-    buckets = tiny_abstraction.num_buckets(0)
+    table = small_abstraction.tables[0]
+    buckets = small_abstraction.num_buckets(0)
     assert table.shape == (169,)
     assert set(np.unique(table).tolist()) == set(range(buckets))  # every bucket used, none beyond
-    assert tiny_abstraction.bucket(0, parse_cards("AsAh")) == buckets - 1
-    assert tiny_abstraction.bucket(0, parse_cards("7c2d")) == 0
+    assert small_abstraction.bucket(0, parse_cards("AsAh")) == buckets - 1
+    assert small_abstraction.bucket(0, parse_cards("7c2d")) == 0
     # Monotone: sorted by exact equity, the buckets never go down.
     order = np.argsort(river_strength_table.preflop_equity, kind="stable")
     assert (np.diff(table[order].astype(int)) >= 0).all()
@@ -43,28 +43,28 @@ def test_every_preflop_hand_lands_in_a_real_bucket_ordered_by_equity(
 
 
 def test_river_buckets_are_monotone_in_exact_strength(
-    tiny_abstraction: CardAbstraction, river_strength_table: RiverStrength
+    small_abstraction: CardAbstraction, river_strength_table: RiverStrength
 ) -> None:
     rng = np.random.default_rng(0)
     indices = rng.integers(street_indexer(3).size, size=500_000)
     strength = river_strength_table.numerators[indices]
-    buckets = tiny_abstraction.bucket_of_index(3, indices)
+    buckets = small_abstraction.bucket_of_index(3, indices)
     order = np.argsort(strength, kind="stable")
     assert (np.diff(buckets[order].astype(int)) >= 0).all()
-    assert buckets[strength == strength.max()].min() == tiny_abstraction.num_buckets(3) - 1
+    assert buckets[strength == strength.max()].min() == small_abstraction.num_buckets(3) - 1
     assert buckets[strength == strength.min()].max() == 0
 
 
-def test_river_buckets_hold_equal_shares_of_random_deals(tiny_abstraction: CardAbstraction) -> None:
+def test_river_buckets_hold_equal_shares_of_random_deals(small_abstraction: CardAbstraction) -> None:
     rng = np.random.default_rng(1)
     deals = np.argsort(rng.random((200_000, 52)), axis=1)[:, :7]
-    buckets = tiny_abstraction.bucket(3, deals[:, :2], deals[:, 2:])
+    buckets = small_abstraction.bucket(3, deals[:, :2], deals[:, 2:])
     shares = np.bincount(buckets, minlength=8) / deals.shape[0]
     assert np.abs(shares - 1 / 8).max() < 0.01
 
 
 def test_a_flush_draw_and_a_made_hand_of_equal_mean_equity_get_different_flop_buckets(
-    tiny_abstraction: CardAbstraction, river_strength_table: RiverStrength
+    small_abstraction: CardAbstraction, river_strength_table: RiverStrength
 ) -> None:
     board = parse_cards("Kh7h2c")
     draw = parse_cards("9h8h")  # flush draw (and a gutshot), no pair
@@ -77,49 +77,50 @@ def test_a_flush_draw_and_a_made_hand_of_equal_mean_equity_get_different_flop_bu
     means = histograms @ centres / histograms.sum(axis=1)
     assert abs(means[0] - means[1]) < 0.01  # the same mean equity ...
     assert emd(histograms[0], histograms[1]) > 0.15  # ... but very different distributions
-    assert tiny_abstraction.bucket(1, draw, board) != tiny_abstraction.bucket(1, made, board)
+    assert small_abstraction.bucket(1, draw, board) != small_abstraction.bucket(1, made, board)
 
 
-def test_flop_and_turn_buckets_cover_every_cluster(tiny_abstraction: CardAbstraction) -> None:
+def test_flop_and_turn_buckets_cover_every_cluster(small_abstraction: CardAbstraction) -> None:
     for street in (1, 2):
-        table = tiny_abstraction.tables[street]
+        table = small_abstraction.tables[street]
         assert table.shape == (street_indexer(street).size,)
-        assert set(np.unique(table).tolist()) == set(range(tiny_abstraction.num_buckets(street)))
-        centroids = tiny_abstraction.centroids[("flop", "turn")[street - 1]]
+        assert set(np.unique(table).tolist()) == set(range(small_abstraction.num_buckets(street)))
+        centroids = small_abstraction.centroids[("flop", "turn")[street - 1]]
         means = 1 - centroids.mean(axis=1)  # ordered by mean equity, cluster 0 the lowest
-        assert (np.diff(means) > 0).all()
+        # (with few sampled run-outs two medians can share a mean)
+        assert (np.diff(means) >= 0).all() and means[-1] > means[0]
 
 
-def test_lookups_are_deterministic_and_isomorphism_invariant(tiny_abstraction: CardAbstraction) -> None:
+def test_lookups_are_deterministic_and_isomorphism_invariant(small_abstraction: CardAbstraction) -> None:
     rng = np.random.default_rng(2)
     for street, board_size in ((0, 0), (1, 3), (2, 4), (3, 5)):
         deals = np.argsort(rng.random((5_000, 52)), axis=1)[:, : 2 + board_size]
-        first = tiny_abstraction.bucket(street, deals[:, :2], deals[:, 2:])
-        again = tiny_abstraction.bucket(street, deals[:, :2], deals[:, 2:])
+        first = small_abstraction.bucket(street, deals[:, :2], deals[:, 2:])
+        again = small_abstraction.bucket(street, deals[:, :2], deals[:, 2:])
         assert np.array_equal(first, again)
         # Swap clubs and spades, reverse the card order: the same bucket.
         relabelled = np.where(deals % 4 == 0, deals + 3, np.where(deals % 4 == 3, deals - 3, deals))[:, ::-1]
         hole, board = relabelled[:, board_size:], relabelled[:, :board_size]
-        assert np.array_equal(tiny_abstraction.bucket(street, hole, board), first)
+        assert np.array_equal(small_abstraction.bucket(street, hole, board), first)
         # One hand at a time gives the same as the vectorised call.
         for row in range(5):
-            single = tiny_abstraction.bucket(street, deals[row, :2].tolist(), deals[row, 2:].tolist())
+            single = small_abstraction.bucket(street, deals[row, :2].tolist(), deals[row, 2:].tolist())
             assert isinstance(single, int) and single == first[row]
 
 
 def test_a_saved_abstraction_reloads_to_the_same_buckets(
-    tiny_abstraction: CardAbstraction, tiny_abstraction_path: Path
+    small_abstraction: CardAbstraction, small_abstraction_path: Path
 ) -> None:
-    loaded = CardAbstraction.load(tiny_abstraction_path)
+    loaded = CardAbstraction.load(small_abstraction_path)
     for street in range(4):
-        assert np.array_equal(loaded.tables[street], tiny_abstraction.tables[street])
+        assert np.array_equal(loaded.tables[street], small_abstraction.tables[street])
     assert (
         loaded.config
-        == tiny_abstraction.config
-        == load_abstraction_config(Path(__file__).resolve().parents[2] / "configs" / "abstraction_tiny.yaml")
+        == small_abstraction.config
+        == load_abstraction_config(Path(__file__).resolve().parents[2] / "tests" / "abstraction_tests.yaml")
     )
     hole, board = parse_cards("AhKh"), parse_cards("Ks7d2c")
-    assert loaded.bucket(1, hole, board) == tiny_abstraction.bucket(1, hole, board)
+    assert loaded.bucket(1, hole, board) == small_abstraction.bucket(1, hole, board)
     info = loaded.info()
     assert [info["streets"][name]["entries"] for name in ("preflop", "flop", "turn", "river")] == [
         169,
@@ -129,13 +130,13 @@ def test_a_saved_abstraction_reloads_to_the_same_buckets(
     ]
 
 
-def test_bad_lookups_are_refused(tiny_abstraction: CardAbstraction) -> None:
+def test_bad_lookups_are_refused(small_abstraction: CardAbstraction) -> None:
     with pytest.raises(ValueError, match="the flop has 3 board cards"):
-        tiny_abstraction.bucket(1, parse_cards("AhKh"), parse_cards("Ks7d2c5h"))
+        small_abstraction.bucket(1, parse_cards("AhKh"), parse_cards("Ks7d2c5h"))
     with pytest.raises(ValueError, match="repeats a card"):
-        tiny_abstraction.bucket(1, parse_cards("AhKh"), parse_cards("Ah7d2c", allow_duplicates=True))
+        small_abstraction.bucket(1, parse_cards("AhKh"), parse_cards("Ah7d2c", allow_duplicates=True))
     with pytest.raises(ValueError, match="street must be"):
-        tiny_abstraction.bucket(4, parse_cards("AhKh"))
+        small_abstraction.bucket(4, parse_cards("AhKh"))
 
 
 def _rewrite(source: Path, target: Path, change: dict[str, object]) -> None:
@@ -146,26 +147,26 @@ def _rewrite(source: Path, target: Path, change: dict[str, object]) -> None:
 
 
 def test_corrupt_truncated_and_mismatching_files_are_refused(
-    tiny_abstraction_path: Path, tmp_path: Path
+    small_abstraction_path: Path, tmp_path: Path
 ) -> None:
-    data = tiny_abstraction_path.read_bytes()
+    data = small_abstraction_path.read_bytes()
     truncated = tmp_path / "truncated.npz"
     truncated.write_bytes(data[: len(data) // 2])
     with pytest.raises(AbstractionError, match="corrupt or truncated"):
         CardAbstraction.load(truncated)
 
-    with np.load(tiny_abstraction_path) as archive:
+    with np.load(small_abstraction_path) as archive:
         metadata = json.loads(str(archive["metadata"]))
         river = archive["table_river"].copy()
     river[12345] = (river[12345] + 1) % 8
     tampered = tmp_path / "tampered.npz"
-    _rewrite(tiny_abstraction_path, tampered, {"table_river": river})
+    _rewrite(small_abstraction_path, tampered, {"table_river": river})
     with pytest.raises(AbstractionError, match="river table does not match its checksum"):
         CardAbstraction.load(tampered)
 
     future = tmp_path / "future.npz"
     _rewrite(
-        tiny_abstraction_path, future, {"metadata": np.array(json.dumps({**metadata, "format_version": 99}))}
+        small_abstraction_path, future, {"metadata": np.array(json.dumps({**metadata, "format_version": 99}))}
     )
     with pytest.raises(AbstractionError, match="format version 99 is not supported"):
         CardAbstraction.load(future)
@@ -180,7 +181,7 @@ def test_corrupt_truncated_and_mismatching_files_are_refused(
 
     # Flip bytes inside the stored river table: zip's CRC (or the checksum) catches it.
     flipped = bytearray(data)
-    with zipfile.ZipFile(tiny_abstraction_path) as archive:
+    with zipfile.ZipFile(small_abstraction_path) as archive:
         member = archive.getinfo("table_river.npy")
     middle = member.header_offset + len(member.filename) + 30 + 128 + 10_000_000
     flipped[middle : middle + 4] = bytes(4 - i for i in range(4))
@@ -218,16 +219,16 @@ def test_169_preflop_buckets_are_lossless(river_strength_table: RiverStrength) -
         load_abstraction_config({"preflop": {"buckets": 170}})
 
 
-TINY_TABLE_SHA256 = {
+TABLE_SHA256 = {
     "preflop": "d38f7e76df6d3a6581eeb39c84575a01d638e17d4fb6440edaf999876be26c77",
-    "flop": "5196bfb7ab666e2ad68e06cc948f708eeafabb83e478c33974bc86f1b2793ba3",
-    "turn": "2818e8d4ada97126ee1d7616245440292412418beb86cd5ca8890d7f1859a486",
+    "flop": "fc4f053924e3434b313b3e22288ae23f1c42d37d0b7bbc921743fecee81beabd",
+    "turn": "a5e112c469726d54cbf667f86cf47ea126312fd2be217145124ac41a1ee93c88",
     "river": "7b9e5b42872867b9a4970a3f0fa1f8779b5210af688afaa32e4af5b439614c3f",
 }
-"""The tables of configs/abstraction_tiny.yaml as built on the machine that pinned them (one numba
-thread); a build anywhere, with any thread count, must give the same bytes."""
+"""The tables of tests/abstraction_tests.yaml as built on the machine that pinned them (one and two
+numba threads gave the same); a build anywhere, with any thread count, must give the same bytes."""
 
 
-def test_two_machines_build_the_same_tables(tiny_abstraction: CardAbstraction) -> None:
-    built = {name: record["sha256"] for name, record in tiny_abstraction.metadata["streets"].items()}
-    assert built == TINY_TABLE_SHA256
+def test_two_machines_build_the_same_tables(small_abstraction: CardAbstraction) -> None:
+    built = {name: record["sha256"] for name, record in small_abstraction.metadata["streets"].items()}
+    assert built == TABLE_SHA256

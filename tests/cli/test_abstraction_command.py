@@ -30,33 +30,33 @@ def run_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 
 
 def test_info_verifies_and_reports_every_street(
-    capsys: pytest.CaptureFixture[str], tiny_abstraction_path: Path
+    capsys: pytest.CaptureFixture[str], small_abstraction_path: Path
 ) -> None:
-    data = run_json(capsys, "info", str(tiny_abstraction_path))
+    data = run_json(capsys, "info", str(small_abstraction_path))
     assert data["format"] == "pokerai-card-abstraction" and data["format_version"] == 1
-    assert data["name"] == "tiny" and data["seed"] == 0
+    assert data["name"] == "tests" and data["seed"] == 0
     streets = data["streets"]
     assert [streets[name]["buckets"] for name in ("preflop", "flop", "turn", "river")] == [8, 12, 12, 8]
     assert streets["river"]["entries"] == 123_156_254
     assert sum(streets["flop"]["hands_per_bucket"]) == 1_286_792
-    assert main(["abstraction", "info", str(tiny_abstraction_path)]) == 0
+    assert main(["abstraction", "info", str(small_abstraction_path)]) == 0
     text = capsys.readouterr().out
     assert "verified" in text and "123,156,254" in text
 
 
-def test_bucket_json(capsys: pytest.CaptureFixture[str], tiny_abstraction_path: Path) -> None:
-    aces = run_json(capsys, "bucket", str(tiny_abstraction_path), "--hole", "AhAs")
+def test_bucket_json(capsys: pytest.CaptureFixture[str], small_abstraction_path: Path) -> None:
+    aces = run_json(capsys, "bucket", str(small_abstraction_path), "--hole", "AhAs")
     assert aces["street"] == "preflop" and aces["bucket"] == 7 and aces["buckets"] == 8
-    trash = run_json(capsys, "bucket", str(tiny_abstraction_path), "--hole", "7c2d")
+    trash = run_json(capsys, "bucket", str(small_abstraction_path), "--hole", "7c2d")
     assert trash["bucket"] == 0
-    flop = run_json(capsys, "bucket", str(tiny_abstraction_path), "--hole", "AhKh", "--board", "Ks7d2c")
-    loaded = CardAbstraction.load(tiny_abstraction_path)
+    flop = run_json(capsys, "bucket", str(small_abstraction_path), "--hole", "AhKh", "--board", "Ks7d2c")
+    loaded = CardAbstraction.load(small_abstraction_path)
     assert flop["street"] == "flop" and flop["bucket"] == loaded.bucket(1, [50, 47], [46, 21, 0])
     # An isomorphic hand (hearts <-> spades) has the same index and bucket.
-    mirrored = run_json(capsys, "bucket", str(tiny_abstraction_path), "--hole", "AsKs", "--board", "Kh7d2c")
+    mirrored = run_json(capsys, "bucket", str(small_abstraction_path), "--hole", "AsKs", "--board", "Kh7d2c")
     assert (mirrored["index"], mirrored["bucket"]) == (flop["index"], flop["bucket"])
     river = run_json(
-        capsys, "bucket", str(tiny_abstraction_path), "--hole", "AhKh", "--board", "Ks 7d 2c Qh 5s"
+        capsys, "bucket", str(small_abstraction_path), "--hole", "AhKh", "--board", "Ks 7d 2c Qh 5s"
     )
     assert river["street"] == "river" and 0 <= river["bucket"] < 8
 
@@ -71,16 +71,16 @@ def test_bucket_json(capsys: pytest.CaptureFixture[str], tiny_abstraction_path: 
     ],
 )
 def test_bucket_bad_cards(
-    capsys: pytest.CaptureFixture[str], tiny_abstraction_path: Path, args: list[str], message: str
+    capsys: pytest.CaptureFixture[str], small_abstraction_path: Path, args: list[str], message: str
 ) -> None:
-    assert message in run_error(capsys, "bucket", str(tiny_abstraction_path), *args)
+    assert message in run_error(capsys, "bucket", str(small_abstraction_path), *args)
 
 
 def test_info_refuses_a_truncated_file(
-    capsys: pytest.CaptureFixture[str], tiny_abstraction_path: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], small_abstraction_path: Path, tmp_path: Path
 ) -> None:
     truncated = tmp_path / "truncated.npz"
-    truncated.write_bytes(tiny_abstraction_path.read_bytes()[:100_000])
+    truncated.write_bytes(small_abstraction_path.read_bytes()[:100_000])
     assert "corrupt or truncated" in run_error(capsys, "info", str(truncated))
     assert "no such abstraction file" in run_error(capsys, "info", str(tmp_path / "missing.npz"))
 
@@ -104,15 +104,15 @@ def test_build_refuses_bad_configs(capsys: pytest.CaptureFixture[str], tmp_path:
 
 
 @pytest.mark.slow
-def test_build_through_the_cli_reproduces_the_tiny_abstraction(
-    capsys: pytest.CaptureFixture[str], tiny_abstraction: CardAbstraction, tmp_path: Path
+def test_build_through_the_cli_reproduces_the_small_abstraction(
+    capsys: pytest.CaptureFixture[str], small_abstraction: CardAbstraction, tmp_path: Path
 ) -> None:
-    out = tmp_path / "tiny.npz"
+    out = tmp_path / "small.npz"
     data = run_json(
-        capsys, "build", "--config", str(ROOT / "configs" / "abstraction_tiny.yaml"), "--out", str(out)
+        capsys, "build", "--config", str(ROOT / "tests" / "abstraction_tests.yaml"), "--out", str(out)
     )
     assert data["path"] == str(out) and out.is_file()
     # Deterministic: a second build in another process state gives the same tables, bit for bit.
     for name in ("preflop", "flop", "turn", "river"):
-        assert data["streets"][name]["sha256"] == tiny_abstraction.metadata["streets"][name]["sha256"]
+        assert data["streets"][name]["sha256"] == small_abstraction.metadata["streets"][name]["sha256"]
     assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was renamed, not left behind

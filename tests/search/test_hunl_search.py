@@ -315,7 +315,9 @@ def test_the_searched_policy_is_thresholded_as_the_blueprint_is(blueprint: Bluep
     """A solve leaves small probabilities where it has not converged; the agent drops those under its
     threshold, as it does the blueprint's, and plays the rest renormalised."""
     state = scripted(blueprint, CHECKED_DOWN)
-    config = dataclasses.replace(RIVER_ONLY, river=RiverSearch(iterations=8, budget_ms=None, full_iterations=8))
+    config = dataclasses.replace(
+        RIVER_ONLY, river=RiverSearch(iterations=8, budget_ms=None, full_iterations=8)
+    )
     raw = SearchAgent(blueprint, config, threshold=0.0).policy(state)
     played = SearchAgent(blueprint, config, threshold=0.3).policy(state)
     live = np.flatnonzero(~combos_holding(state.board))

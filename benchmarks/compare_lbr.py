@@ -91,6 +91,7 @@ def main() -> None:
     for spec in [*(row.spec for row in rows), *args.targets]:
         if rows and rows[0].spec == spec:
             row = rows.pop(0)
+            saved.append(row)  # a --save file holds the loaded targets too
         else:
             started = time.perf_counter()
             result = lbr_match(
@@ -155,6 +156,9 @@ def load_rows(path: str, settings: npt.NDArray[np.int64], aivat: bool) -> list[R
             stored = {key: data[key] for key in data.files}
     except (OSError, ValueError) as error:
         raise SystemExit(f"cannot read the saved LBR results {path}: {error}") from error
+    missing = {"settings", "specs", "seconds", "per_hand"} - stored.keys()
+    if missing:
+        raise SystemExit(f"{path} is not a compare_lbr --save file: it lacks {', '.join(sorted(missing))}")
     if "settings" not in stored or not np.array_equal(stored["settings"], settings):
         raise SystemExit(f"{path} was saved with another seed, hand count or LBR settings than this run")
     if aivat and "aivat" not in stored:

@@ -112,6 +112,10 @@ class SolutionCache(Generic[Solved]):
             self._entries.popitem(last=False)
         return solution, True
 
+    def discard(self, key: Hashable) -> None:
+        """Forget the solution under ``key``, if there is one."""
+        self._entries.pop(key, None)
+
 
 def public_key(observation: Observation) -> tuple[Any, ...]:
     """The public state of ``observation`` (all but the observer's hole cards), as a cache key."""

@@ -90,6 +90,7 @@ class SearchAgent(BlueprintAgent):
         self.config = load_search_config(None if config is None else config_to_dict(config))
         """What the agent searches with (checked); :meth:`budget_solves` may fill in its budgets."""
         self._policies: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(POLICY_CACHE_SIZE)
+        self._unready: set[tuple[Any, ...]] = set()
         self.stats: list[SearchStats] = []
         """One entry per search run (cache misses), oldest first."""
         self.searches_unready = 0
@@ -129,7 +130,16 @@ class SearchAgent(BlueprintAgent):
         """Forget the last hand's policies: within a hand a public state keeps the policy it was first
         given (searched, or the blueprint's while the solver was not ready), so that what AIVAT asks
         after the hand is what the agent played; the next hand searches afresh."""
+        super().begin_hand(player, button)
         self._policies = SolutionCache(POLICY_CACHE_SIZE)
+        self._unready.clear()
+
+    def forget_unready(self) -> None:
+        """Forget the policies given while the solver was not ready, so that the next question at those
+        states searches: for a tool that asks about spots outside a hand (the analyzer)."""
+        for key in self._unready:
+            self._policies.discard(key)
+        self._unready.clear()
 
     def _searches_now(self, street: int) -> bool:
         """Whether the agent searches ``street`` at this decision: always without a time budget; with
@@ -171,7 +181,7 @@ class SearchAgent(BlueprintAgent):
         Kept by public state; hole cards in ``state`` are never read.
         """
         key = (state.config, state.button, tuple(state.board), tuple(state.history))
-        policy, _ = self._policies.get(key, lambda: self._solve(state))
+        policy, _ = self._policies.get(key, lambda: self._solve(state, key))
         return policy
 
     def _prefix(self, state: HUNLState, length: int) -> HUNLState:
@@ -212,11 +222,14 @@ class SearchAgent(BlueprintAgent):
         own[combos_holding(state.board)] = 0.0
         return own, played
 
-    def _solve(self, state: HUNLState) -> npt.NDArray[np.float64]:
-        """The policy at ``state``: the blueprint's, or the street's solve blended into it."""
+    def _solve(self, state: HUNLState, key: tuple[Any, ...]) -> npt.NDArray[np.float64]:
+        """The policy at ``state`` (public ``key``): the blueprint's, or the street's solve blended in."""
         blueprint_rows = self.blueprint_rows(state)
         search = self.config.street(state.street)
-        if search is None or not self._searches_now(state.street):
+        if search is None or search.iterations == 0:
+            return blueprint_rows
+        if not self._searches_now(state.street):
+            self._unready.add(key)
             return blueprint_rows
         searcher = state.to_act
         assert searcher is not None

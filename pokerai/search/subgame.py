@@ -510,9 +510,9 @@ def _cfr_plus_iterations(
     for t in range(first, first + count):
         for updating in range(2):
             # Regret matching+ where the regrets changed: the other player's decisions, updated
-            # by the pass before this one (every decision before the first pass).
+            # by the pass before this one (every decision before a call's first pass).
             for node in decisions:
-                if player[node] == updating and not (t == 1 and updating == 0):
+                if player[node] == updating and not (t == first and updating == 0):
                     continue
                 start = first_child[node]
                 stop = start + num_children[node]
@@ -689,16 +689,14 @@ def solve(
     # With card payoffs the kernel works on the hands in ascending rank order (its sweeps then
     # read memory in order); the results are put back in the subgame's order below.
     reach = subgame.reach
-    if card_payoffs is not None:
+    permute = card_payoffs is not None and bool(np.any(order != np.arange(order.size)))
+    if permute:
         reach = np.ascontiguousarray(reach[:, order])
         cards = np.ascontiguousarray(cards[order])
         if fixed:
             fixed_strategy = np.ascontiguousarray(fixed_strategy[:, order])
     if dense:
-        stack = [
-            subgame.matrices[m] if card_payoffs is None else subgame.matrices[m][np.ix_(order, order)]
-            for m in dense
-        ]
+        stack = [subgame.matrices[m][np.ix_(order, order)] if permute else subgame.matrices[m] for m in dense]
         matrices = np.ascontiguousarray(np.stack(stack))
     else:
         matrices = np.zeros((1, 1, 1))
@@ -725,7 +723,7 @@ def solve(
             chunk = max(1, min(64, int(0.05 * time_budget_s / max(per_iteration, 1e-9))))
         else:
             chunk = iterations
-    if card_payoffs is not None:
+    if permute:
         back = np.argsort(order)
         regret, average_sum = regret[:, back], average_sum[:, back]
         if fixed:

@@ -469,6 +469,7 @@ class Analyzer:
         street = observation.street
         key = public_key(observation)
         with self.lock:
+            agent.forget_unready()  # a spot answered while the solver was loading is searched now
             searches = len(agent.stats)
             started = time.perf_counter()
             probabilities, actions = agent.decision(observation)

@@ -326,6 +326,17 @@ def test_the_searched_policy_is_thresholded_as_the_blueprint_is(blueprint: Bluep
     assert np.all((played[live] == 0) | (played[live] >= 0.3))
 
 
+def test_a_public_state_keeps_its_policy_within_a_hand_and_is_searched_afresh_in_the_next(
+    blueprint: Blueprint,
+) -> None:
+    state = scripted(blueprint, CHECKED_DOWN)
+    agent = SearchAgent(blueprint, RIVER_ONLY, threshold=0.3)
+    first = agent.policy(state)
+    assert agent.policy(state) is first and len(agent.stats) == 1
+    agent.begin_hand(0, state.button)
+    assert agent.policy(state) is not first and len(agent.stats) == 2
+
+
 def test_a_search_agent_plays_whole_hands_against_call(blueprint: Blueprint) -> None:
     agent = SearchAgent(blueprint, RIVER_ONLY, threshold=0.3)
     result = duplicate_match(agent, CallAgent(), 3, seed=4)

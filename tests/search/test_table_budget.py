@@ -206,10 +206,11 @@ def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
     assert allin_module._background is not None
     allin_module._background.join()
     agent.config = dataclasses.replace(agent.config, river=RiverSearch(budget_ms=1e6))
-    # Ready now, but within the hand the spot keeps the policy it was played with (what AIVAT asks).
+    # Ready now, but within the hand the spot keeps the policy it was played with (what AIVAT asks);
+    # a tool that asks outside hands forgets it (the next hand's begin_hand forgets everything).
     assert np.array_equal(agent.decision(observation)[0], blueprint.decision(observation)[0])
     assert (agent.searches_unready, len(agent.stats)) == (1, 0)
-    agent.begin_hand(0, observation.button)
+    agent.forget_unready()
     assert np.array_equal(
         agent.decision(observation)[0],
         SearchAgent(

@@ -388,6 +388,19 @@ def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]
 
 
 @numba.njit(cache=True)
+def _add_hands_batched(reach, start, stop, cards, per_card, total):
+    """Add hands ``start .. stop - 1`` (rows of ``reach`` ``[H, T]``) to every terminal's running sums:
+    ``total`` ``[T]`` and ``per_card`` ``[52, T]`` (per card held); :func:`_add_hands`, batched."""
+    for q in range(start, stop):
+        first, second = cards[q, 0], cards[q, 1]
+        for t in range(reach.shape[1]):
+            weight = reach[q, t]
+            total[t] += weight
+            per_card[first, t] += weight
+            per_card[second, t] += weight
+
+
+@numba.njit(cache=True)
 def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor, values):
     """``values[nodes[t]] = factor[t] * M opponent_reach[nodes[t]]`` for a card-structured ``M``.
 
@@ -407,13 +420,7 @@ def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor
     per_card = np.zeros((52, terminals))
     total = np.zeros(terminals)
     if kind == 1:  # SHARES_NO_CARD
-        for q in range(hands):
-            first, second = cards[q, 0], cards[q, 1]
-            for t in range(terminals):
-                weight = reach[q, t]
-                total[t] += weight
-                per_card[first, t] += weight
-                per_card[second, t] += weight
+        _add_hands_batched(reach, 0, hands, cards, per_card, total)
         for q in range(hands):
             first, second = cards[q, 0], cards[q, 1]
             for t in range(terminals):
@@ -428,13 +435,7 @@ def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor
                 first, second = cards[q, 0], cards[q, 1]
                 for t in range(terminals):
                     out[q, t] = total[t] - per_card[first, t] - per_card[second, t]
-            for q in range(start, stop):
-                first, second = cards[q, 0], cards[q, 1]
-                for t in range(terminals):
-                    weight = reach[q, t]
-                    total[t] += weight
-                    per_card[first, t] += weight
-                    per_card[second, t] += weight
+            _add_hands_batched(reach, start, stop, cards, per_card, total)
             start = stop
         per_card[:] = 0.0
         total[:] = 0.0
@@ -447,13 +448,7 @@ def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor
                 first, second = cards[q, 0], cards[q, 1]
                 for t in range(terminals):
                     out[q, t] -= total[t] - per_card[first, t] - per_card[second, t]
-            for q in range(start, stop):
-                first, second = cards[q, 0], cards[q, 1]
-                for t in range(terminals):
-                    weight = reach[q, t]
-                    total[t] += weight
-                    per_card[first, t] += weight
-                    per_card[second, t] += weight
+            _add_hands_batched(reach, start, stop, cards, per_card, total)
             stop = start
     for t in range(terminals):
         row = values[nodes[t]]

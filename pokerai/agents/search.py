@@ -38,6 +38,7 @@ from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState
 from pokerai.search.allin import load_solver_kernel, solver_ready
 from pokerai.search.beliefs import combo_probabilities, opponent_range, threshold_probabilities
+from pokerai.search.buckets import load_clustering
 from pokerai.search.combos import COMBO_INDEX, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, FlopSearch, SearchConfig, TurnSearch, load_search_config
 from pokerai.search.rollouts import LeafSettings
@@ -117,10 +118,17 @@ class SearchAgent(BlueprintAgent):
         return StreetOptions(search.max_raises, self.config.safe, leaf, self.threshold, buckets=buckets)
 
     def warm_up(self) -> None:
-        """The blueprint agent's warm-up (its network's first decision, no search), and the CFR+ kernel
-        that every search uses. Safe to run in a thread while the agent plays: it touches no solve."""
+        """The blueprint agent's warm-up (its network's first decision, no search), the CFR+ kernel
+        that every search uses and, where a street merges hands into buckets, the k-means library
+        (seconds to import on a cold start). Safe to run in a thread while the agent plays: it
+        touches no solve."""
         super().warm_up()
         load_solver_kernel()
+        if any(
+            search.iterations > 0 and search.buckets is not None
+            for search in (self.config.flop, self.config.turn)
+        ):
+            load_clustering()
 
     def searches(self, street: int) -> bool:
         """Whether the agent searches ``street``."""

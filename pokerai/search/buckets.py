@@ -11,11 +11,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
 from pokerai.search.payoffs import VALID_MATRIX
 from pokerai.search.subgame import Subgame
+
+
+def load_clustering() -> None:
+    """Import scikit-learn's k-means now, which :func:`hand_buckets` needs: seconds on a cold start,
+    which a player's warm-up pays instead of the first bucketed search."""
+    from sklearn.cluster import KMeans  # noqa: F401
 
 
 def hand_buckets(
@@ -73,6 +80,30 @@ def bucket_rows(
     return result
 
 
+@numba.njit(cache=True, nogil=True)
+def _bucket_sums(
+    matrix: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    row_weights: npt.NDArray[np.float64],
+    column_weights: npt.NDArray[np.float64],
+    count: int,
+) -> npt.NDArray[np.float64]:  # pragma: no cover - numba
+    """float64 ``[count, count]``: the sum of ``row_weights[i] * matrix[i, j] * column_weights[j]``
+    over the hand pairs of each bucket pair, in one pass over ``matrix``."""
+    hands = matrix.shape[0]
+    result = np.zeros((count, count))
+    row = np.zeros(count)
+    for i in range(hands):
+        weight = row_weights[i]
+        if weight == 0.0:
+            continue
+        row[:] = 0.0
+        for j in range(hands):
+            row[labels[j]] += matrix[i, j] * column_weights[j]
+        result[labels[i]] += weight * row
+    return result
+
+
 def bucketed_subgame(subgame: Subgame, labels: npt.NDArray[np.int64]) -> Subgame:
     """``subgame`` with the hands of each bucket merged into one (the game where they share a strategy).
 
@@ -82,8 +113,6 @@ def bucketed_subgame(subgame: Subgame, labels: npt.NDArray[np.int64]) -> Subgame
     game gives every bucket the reach-weighted mean of its hands' values: the same game.
     """
     count = int(labels.max()) + 1
-    order = np.argsort(labels, kind="stable")
-    starts = np.searchsorted(labels[order], np.arange(count))
     weights = []
     for player in (0, 1):
         reach = subgame.reach[player]
@@ -92,11 +121,12 @@ def bucketed_subgame(subgame: Subgame, labels: npt.NDArray[np.int64]) -> Subgame
     norms = [np.bincount(labels, weight, minlength=count) for weight in weights]
     matrices = []
     for matrix in subgame.matrices:
-        weighted = (weights[0][:, np.newaxis] * matrix * weights[1][np.newaxis, :])[np.ix_(order, order)]
-        summed = np.add.reduceat(np.add.reduceat(weighted, starts, axis=0), starts, axis=1)
+        summed = _bucket_sums(
+            np.ascontiguousarray(matrix, dtype=np.float64), labels, weights[0], weights[1], count
+        )
         matrices.append(summed / np.outer(norms[0], norms[1]))
     reach = np.stack([np.bincount(labels, subgame.reach[player], minlength=count) for player in (0, 1)])
     return dataclasses.replace(subgame, matrices=tuple(matrices), reach=reach)
 
 
-__all__ = ["bucket_rows", "bucketed_subgame", "hand_buckets"]
+__all__ = ["bucket_rows", "bucketed_subgame", "hand_buckets", "load_clustering"]

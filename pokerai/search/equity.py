@@ -68,18 +68,53 @@ def _add_signs(
 
 
 @numba.njit(cache=True, nogil=True)
-def _sign_sums(
-    ranks: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:  # pragma: no cover - numba
-    """Over the rows of ``ranks`` ``[R, H]`` (−1: the hand holds a card of that board), the sum of
-    sign(rank i − rank j) and the count of boards both hands can meet, ``[H, H]`` each."""
-    boards, hands = ranks.shape
-    sums = np.zeros((hands, hands))
-    counts = np.zeros((hands, hands))
-    anyone = np.ones((hands, hands))
-    for board in range(boards):
-        _add_signs(ranks[board], anyone, sums, counts)
-    return sums, counts
+def _runout_equities(
+    ranks: npt.NDArray[np.int64], keep: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float32]]:  # pragma: no cover - numba
+    """From ``ranks`` ``[T, R, H]`` (T turn cards, R river cards each; −1: the hand holds a card of
+    that run-out): the mean showdown sign of each pair over all the run-outs both can meet
+    (``[H, H]``, 0 where none), and float32 ``[keep, H, H]``, the same mean over each of the first
+    ``keep`` turn cards' rivers. Row by row: the inner loops run along a run-out's ranks of all
+    hands, which the compiler vectorises."""
+    turns, rivers, hands = ranks.shape
+    small = np.empty((turns, rivers, hands), dtype=np.int32)
+    for turn in range(turns):
+        for river in range(rivers):
+            for hand in range(hands):
+                small[turn, river, hand] = ranks[turn, river, hand]
+    equity = np.zeros((hands, hands))
+    per_turn = np.zeros((keep, hands, hands), dtype=np.float32)
+    sign = np.empty(hands, dtype=np.int32)
+    met = np.empty(hands, dtype=np.int32)
+    sign_total = np.empty(hands, dtype=np.int32)
+    met_total = np.empty(hands, dtype=np.int32)
+    for i in range(hands):
+        sign_total[:] = 0
+        met_total[:] = 0
+        for turn in range(turns):
+            sign[:] = 0
+            met[:] = 0
+            for river in range(rivers):
+                row = small[turn, river]
+                rank_i = row[i]
+                if rank_i < 0:
+                    continue
+                for j in range(hands):
+                    rank_j = row[j]
+                    meet = np.int32(rank_j >= 0)
+                    met[j] += meet
+                    sign[j] += meet * (np.int32(rank_i > rank_j) - np.int32(rank_i < rank_j))
+            if turn < keep:
+                for j in range(hands):
+                    if met[j] > 0:
+                        per_turn[turn, i, j] = sign[j] / met[j]
+            for j in range(hands):
+                sign_total[j] += sign[j]
+                met_total[j] += met[j]
+        for j in range(hands):
+            if met_total[j] > 0:
+                equity[i, j] = sign_total[j] / met_total[j]
+    return equity, per_turn
 
 
 @numba.njit(cache=True, nogil=True)
@@ -98,17 +133,19 @@ def card_showdowns(
 
 def ranks_on(board: Sequence[int], hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """The showdown rank of each of ``hands`` on the five-card ``board`` (−1: it holds a board card)."""
-    ranks = np.full(len(hands), -1, dtype=np.int64)
-    free = ~CARD_IN_COMBO[list(board)][:, hands].any(axis=0)
-    if free.any():
-        seven = np.concatenate(
-            [
-                ALL_COMBOS[hands[free]],
-                np.broadcast_to(np.asarray(board, dtype=np.int64), (int(free.sum()), 5)),
-            ],
-            axis=1,
-        )
-        ranks[free] = rank_hands(seven, validate=False)
+    return ranks_on_boards([tuple(board)], hands)[0]
+
+
+def ranks_on_boards(boards: Sequence[Sequence[int]], hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """int64 ``[len(boards), len(hands)]``: the showdown rank of each of ``hands`` on each five-card
+    board (−1 where the hand holds a card of that board), ranked in one batch."""
+    board_array = np.asarray(boards, dtype=np.int64).reshape(-1, 5)
+    ranks = np.full((len(board_array), len(hands)), -1, dtype=np.int64)
+    free = ~CARD_IN_COMBO[board_array][:, :, hands].any(axis=1)
+    rows, columns = np.nonzero(free)
+    if len(rows):
+        seven = np.concatenate([ALL_COMBOS[hands[columns]], board_array[rows]], axis=1)
+        ranks[rows, columns] = rank_hands(seven, validate=False)
     return ranks
 
 
@@ -150,19 +187,15 @@ def flop_matrices(
         raise ValueError(f"a flop board is three distinct cards, got {list(board)}")
     hands = np.flatnonzero(~combos_holding(board)).astype(np.int64)
     turns = next_cards(board, FLOP_TURN_CARDS, "turn")
-    total = np.zeros((len(hands), len(hands)))
-    count = np.zeros((len(hands), len(hands)))
-    per_turn = np.zeros((min(FLOP_LEAF_TURNS, len(turns)), len(hands), len(hands)), dtype=np.float32)
-    for index, turn in enumerate(turns):
-        rivers = next_cards((*board, turn), FLOP_RIVERS_PER_TURN, "river")
-        ranks = np.stack([ranks_on((*board, turn, river), hands) for river in rivers])
-        sums, counts = _sign_sums(ranks)
-        total += sums
-        count += counts
-        if index < len(per_turn):
-            per_turn[index] = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), 0.0)
+    boards = [
+        (*board, turn, river)
+        for turn in turns
+        for river in next_cards((*board, turn), FLOP_RIVERS_PER_TURN, "river")
+    ]
+    ranks = ranks_on_boards(boards, hands).reshape(len(turns), -1, len(hands))
+    means, per_turn = _runout_equities(ranks, min(FLOP_LEAF_TURNS, len(turns)))
     valid = valid_pairs(hands)
-    equity = np.where(count > 0, total / np.where(count > 0, count, 1.0), 0.0) * valid
+    equity = means * valid
     for array in (hands, valid, equity, per_turn):
         array.flags.writeable = False
     return hands, valid, equity, turns, per_turn
@@ -178,13 +211,12 @@ def turn_street_matrices(
     if len(board) != 4 or len(set(board)) != 4:
         raise ValueError(f"a turn board is four distinct cards, got {list(board)}")
     hands = np.flatnonzero(~combos_holding(board)).astype(np.int64)
+    rivers = [river for river in range(NUM_CARDS) if river not in board]
     ranks = np.full((NUM_CARDS, len(hands)), -1, dtype=np.int64)
-    for river in range(NUM_CARDS):
-        if river not in board:
-            ranks[river] = ranks_on((*board, river), hands)
-    sums, counts = _sign_sums(ranks)
+    ranks[rivers] = ranks_on_boards([(*board, river) for river in rivers], hands)
+    means, _ = _runout_equities(ranks[np.newaxis], 0)
     valid = valid_pairs(hands)
-    equity = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), 0.0) * valid
+    equity = means * valid
     for array in (hands, valid, equity, ranks):
         array.flags.writeable = False
     return hands, valid, equity, ranks
@@ -198,6 +230,7 @@ __all__ = [
     "flop_matrices",
     "next_cards",
     "ranks_on",
+    "ranks_on_boards",
     "turn_street_matrices",
     "valid_pairs",
 ]

@@ -180,7 +180,10 @@ class TabularBlueprint:
         public = np.stack(
             [records["street"], records["own_stack"], records["opponent_stack"], records["raises"]], axis=1
         ).astype(np.int64)
-        keys, inverse = np.unique(public, axis=0, return_inverse=True)
+        if (public == public[0]).all():  # the usual batch: many hands at one public state
+            keys, inverse = public[:1], np.zeros(count, dtype=np.intp)
+        else:
+            keys, inverse = np.unique(public, axis=0, return_inverse=True)
         for row, (street, own, opponent, raises) in enumerate(keys.tolist()):
             members = np.flatnonzero(inverse.reshape(-1) == row)
             committed = (stack - own, stack - opponent) if seat == 0 else (stack - opponent, stack - own)

@@ -18,7 +18,14 @@ from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import ActionKind, HUNLState, Street
 from pokerai.search.beliefs import combo_probabilities
 from pokerai.search.combos import ALL_COMBOS, combo_index
-from pokerai.search.equity import card_showdowns, next_cards, turn_street_matrices
+from pokerai.search.equity import (
+    FLOP_LEAF_TURNS,
+    FLOP_RIVERS_PER_TURN,
+    card_showdowns,
+    flop_matrices,
+    next_cards,
+    turn_street_matrices,
+)
 from pokerai.search.rollouts import CONTINUATIONS, LeafSettings, rollout_matrices
 from tests.search.hunl_spots import DECK, scripted
 
@@ -72,6 +79,39 @@ def test_the_equity_matrix_is_the_mean_showdown_over_the_river_cards() -> None:
         theirs = np.array([[*second, *board, river] for river in rivers])
         expected = np.sign(rank_hands(mine).astype(np.int64) - rank_hands(theirs).astype(np.int64)).mean()
         assert valid[i, j] == 1 and equity[i, j] == pytest.approx(expected)
+        checked += 1
+
+
+def test_the_flop_matrices_are_the_mean_showdown_over_their_seeded_run_outs() -> None:
+    board = tuple(DECK[4:7])
+    hands, valid, equity, turns, per_turn = flop_matrices(board)
+    assert len(hands) == 1176  # C(49, 2)
+    assert per_turn.shape == (FLOP_LEAF_TURNS, 1176, 1176)
+    assert np.array_equal(equity, -equity.T) and np.array_equal(per_turn, -per_turn.transpose(0, 2, 1))
+    runouts = [
+        (turn, river) for turn in turns for river in next_cards((*board, turn), FLOP_RIVERS_PER_TURN, "river")
+    ]
+    rng = np.random.default_rng(1)
+    checked = 0
+    while checked < 8:
+        i, j = rng.choice(len(hands), size=2, replace=False)
+        first, second = ALL_COMBOS[hands[i]].tolist(), ALL_COMBOS[hands[j]].tolist()
+        if set(first) & set(second):
+            assert valid[i, j] == 0 and equity[i, j] == 0
+            continue
+        signs: dict[int, list[int]] = {}
+        for turn, river in runouts:
+            if {turn, river} & {*first, *second}:
+                continue  # a run-out that either hand blocks is not counted
+            ours, theirs = rank_hands(
+                np.array([[*first, *board, turn, river], [*second, *board, turn, river]])
+            )
+            signs.setdefault(turn, []).append(int(np.sign(int(ours) - int(theirs))))
+        every = [sign for turn_signs in signs.values() for sign in turn_signs]
+        assert valid[i, j] == 1 and equity[i, j] == pytest.approx(np.mean(every))
+        for index, turn in enumerate(turns[:FLOP_LEAF_TURNS]):
+            expected = np.mean(signs[turn]) if turn in signs else 0.0
+            assert per_turn[index, i, j] == pytest.approx(expected, abs=1e-6)
         checked += 1
 
 

@@ -481,30 +481,47 @@ def load_blueprint(path: str | os.PathLike[str]) -> AnyBlueprint:
     return Blueprint.load(path)
 
 
+NETWORK_THRESHOLD = 0.3
+"""The threshold a Deep CFR network plays with by default: it removes the network's noise at small
+probabilities (docs/RESULTS.md, chosen head to head)."""
+TABULAR_THRESHOLD = 0.0
+"""The threshold a tabular MCCFR strategy plays with by default: its average strategy has no such
+noise, and thresholding it made it more exploitable by LBR at no gain head to head (docs/RESULTS.md)."""
+
+
+def default_threshold(blueprint: AnyBlueprint) -> float:
+    """:data:`TABULAR_THRESHOLD` for a tabular strategy, :data:`NETWORK_THRESHOLD` for a network."""
+    return TABULAR_THRESHOLD if isinstance(blueprint, TabularBlueprint) else NETWORK_THRESHOLD
+
+
 def load_blueprint_agent(
     path: str,
     *,
-    threshold: float = 0.0,
+    threshold: float | None = 0.0,
     allin: str = "policy",
     allin_budget_ms: float | None = None,
 ) -> BlueprintAgent:
     """A :class:`BlueprintAgent` for the blueprint folder (or ``policy.pt``) at ``path``: either kind
-    (:func:`load_blueprint`).
+    (:func:`load_blueprint`); ``threshold`` None is the blueprint's kind's default
+    (:func:`default_threshold`).
 
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the path.
     """
-    return BlueprintAgent(
-        load_blueprint(path), threshold=threshold, allin=allin, allin_budget_ms=allin_budget_ms
-    )
+    blueprint = load_blueprint(path)
+    chosen = default_threshold(blueprint) if threshold is None else threshold
+    return BlueprintAgent(blueprint, threshold=chosen, allin=allin, allin_budget_ms=allin_budget_ms)
 
 
 __all__ = [
     "ALLIN_ANSWERS",
     "ALLIN_CACHE_SIZE",
     "ALLIN_PREFLOP_CACHE_SIZE",
+    "NETWORK_THRESHOLD",
+    "TABULAR_THRESHOLD",
     "BlueprintAgent",
     "SolutionCache",
     "blueprint_seat",
+    "default_threshold",
     "facing_offtree_allin",
     "load_blueprint",
     "load_blueprint_agent",

@@ -33,7 +33,13 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import slot_actions
 from pokerai.agents.base import Observation
-from pokerai.agents.blueprint import BlueprintAgent, SolutionCache, load_blueprint, replay_observation
+from pokerai.agents.blueprint import (
+    BlueprintAgent,
+    SolutionCache,
+    default_threshold,
+    load_blueprint,
+    replay_observation,
+)
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState
 from pokerai.search.allin import load_solver_kernel, solver_ready
@@ -302,9 +308,15 @@ def load_search_agent(path: str, config: SearchConfig | None = None, **options: 
     """A :class:`SearchAgent` on the blueprint folder (or ``policy.pt``) at ``path``; ``config`` and
     ``options`` (the blueprint agent's keywords) as for it.
 
+    A ``threshold`` of None is the default of the blueprint's kind
+    (:func:`~pokerai.agents.blueprint.default_threshold`).
+
     Raises ``ValueError`` (a ``CheckpointError`` for file problems) in one sentence naming the bad value.
     """
-    return SearchAgent(load_blueprint(path), config, **options)
+    blueprint = load_blueprint(path)
+    if options.get("threshold", 0.0) is None:
+        options = {**options, "threshold": default_threshold(blueprint)}
+    return SearchAgent(blueprint, config, **options)
 
 
 __all__ = [

@@ -10,8 +10,8 @@ that loads a file: ``blueprint:PATH`` plays an exported blueprint, Deep CFR
 (a folder written by :func:`pokerai.deepcfr.export.export_policy`, or its
 ``policy.pt``) or tabular MCCFR (a folder with ``strategy.npz``), with options
 after a ``?``: ``threshold`` drops actions the policy plays with probability below it
-(default 0.3; 0 plays the network's probabilities as they are) and ``allin`` says how
-an all-in the menu does not have is answered: ``solve`` (the default) with a solved
+(default 0.3 for a network; 0, the probabilities as they are, for a tabular strategy) and
+``allin`` says how an all-in the menu does not have is answered: ``solve`` (the default) with a solved
 call-or-fold game (:mod:`pokerai.search.allin`), ``policy`` by the network
 (:class:`~pokerai.agents.blueprint.BlueprintAgent`). ``search:PATH`` plays the same
 blueprint with real-time search at every postflop street
@@ -162,8 +162,9 @@ _OPTION_FACTORIES: dict[str, Callable[[str], Agent]] = {
 
 _BLUEPRINT_KEYS = frozenset({"threshold", "allin"})
 """The options of ``blueprint:`` specs, which ``search:`` specs take too."""
-DEFAULT_THRESHOLD = "0.3"
-"""The ``threshold`` of ``blueprint:`` and ``search:`` specs that give none."""
+DEFAULT_THRESHOLD = "0.3 (network), 0 (tabular)"
+"""The ``threshold`` of ``blueprint:`` and ``search:`` specs that give none, as ``pokerai agents``
+shows it (:func:`~pokerai.agents.blueprint.default_threshold`)."""
 DEFAULT_ALLIN = "solve"
 """The ``allin`` of ``blueprint:`` and ``search:`` specs that give none."""
 
@@ -172,7 +173,7 @@ def _blueprint_options(options: dict[str, str]) -> dict[str, Any]:
     """The blueprint agent's keywords (``threshold``, ``allin``) from a spec's options."""
     from pokerai.agents.blueprint import ALLIN_ANSWERS
 
-    threshold = _number(options.get("threshold", DEFAULT_THRESHOLD), "threshold")
+    threshold = _number(options["threshold"], "threshold") if "threshold" in options else None
     allin = options.get("allin", DEFAULT_ALLIN)
     if allin not in ALLIN_ANSWERS:
         raise ValueError(f"allin={allin!r} is not one of {', '.join(ALLIN_ANSWERS)}")

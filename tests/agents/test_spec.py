@@ -57,6 +57,17 @@ def test_search_spec_builds_a_search_agent_with_its_options() -> None:
     assert found.config.opponent_threshold == 0.3  # type: ignore[attr-defined]
 
 
+def test_the_default_threshold_is_the_blueprint_kinds_and_an_option_overrides_it() -> None:
+    from pokerai.agents.blueprint import NETWORK_THRESHOLD, TABULAR_THRESHOLD
+
+    assert (NETWORK_THRESHOLD, TABULAR_THRESHOLD) == (0.3, 0.0)
+    assert make_agent("blueprint:checkpoints/hunl_tiny").threshold == 0.3  # type: ignore[attr-defined]
+    assert make_agent("search:checkpoints/hunl_tiny?threshold=0").threshold == 0.0  # type: ignore[attr-defined]
+    assert make_agent("blueprint:checkpoints/hunl_blueprint").threshold == 0.0  # type: ignore[attr-defined]
+    tabular = make_agent("search:checkpoints/hunl_blueprint?threshold=0.25")
+    assert tabular.threshold == 0.25  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [

@@ -142,4 +142,4 @@ def test_the_agents_listing_shows_the_config_defaults() -> None:
     assert (defaults["river.budget_ms"], defaults["river.iterations"]) == ("75", "1000")
     assert (defaults["turn.iterations"], defaults["turn.river_cards"]) == ("1000", "8")
     assert (defaults["flop.budget_ms"], defaults["safe"], defaults["opponent_threshold"]) == ("900", "0", "0")
-    assert (defaults["threshold"], defaults["allin"]) == ("0.3", "solve")
+    assert (defaults["threshold"], defaults["allin"]) == ("0.3 (network), 0 (tabular)", "solve")

@@ -131,11 +131,6 @@ def card_showdowns(
     return result
 
 
-def ranks_on(board: Sequence[int], hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The showdown rank of each of ``hands`` on the five-card ``board`` (−1: it holds a board card)."""
-    return ranks_on_boards([tuple(board)], hands)[0]
-
-
 def ranks_on_boards(boards: Sequence[Sequence[int]], hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """int64 ``[len(boards), len(hands)]``: the showdown rank of each of ``hands`` on each five-card
     board (−1 where the hand holds a card of that board), ranked in one batch."""
@@ -229,7 +224,6 @@ __all__ = [
     "card_showdowns",
     "flop_matrices",
     "next_cards",
-    "ranks_on",
     "ranks_on_boards",
     "turn_street_matrices",
     "valid_pairs",

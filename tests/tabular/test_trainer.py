@@ -19,7 +19,7 @@ from pokerai.agents.blueprint import BlueprintAgent, load_blueprint
 from pokerai.agents.spec import make_agent
 from pokerai.cli.main import main
 from pokerai.config import config_to_dict
-from pokerai.engine.state import HUNLState
+from pokerai.engine.state import ActionKind, HUNLState
 from pokerai.eval.aivat import ALL_HANDS
 from pokerai.eval.duplicate import duplicate_match
 from pokerai.interrupts import TrainingInterrupted
@@ -160,6 +160,19 @@ def test_probabilities_read_the_table(abstraction: Any) -> None:
     expected = np.zeros(blueprint.num_slots)
     expected[tree.slots[0, :count]] = trainer.solver.average_strategy(0, [bucket])[0]
     np.testing.assert_allclose(row, expected, atol=1e-6)
+    # A batch that mixes public states answers each record as it would alone.
+    limped = state.after(ActionKind.CALL)  # the big blind to act preflop
+    flop = limped.after(ActionKind.CHECK)  # and first on the flop
+    mixed = np.empty(3, dtype=blueprint.encoder.record_dtype)
+    mixed[0] = state_record(flop, 1, flop.hole_cards(1))
+    mixed[1] = state_record(limped, 1, limped.hole_cards(1))
+    mixed[2] = state_record(flop, 1, flop.hole_cards(0))
+    masks = np.stack([slot_actions(spot, blueprint.game.bets)[0] for spot in (flop, limped, flop)])
+    batch = blueprint.probabilities_batch(mixed, masks, 1)
+    assert not np.array_equal(batch[0], batch[1])
+    for index in range(3):
+        alone = blueprint.probabilities_batch(mixed[index : index + 1], masks[index : index + 1], 1)[0]
+        np.testing.assert_array_equal(batch[index], alone)
     with pytest.raises(ValueError, match="seat"):
         blueprint.probabilities_batch(records, mask[None, :], 2)
 

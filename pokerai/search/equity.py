@@ -77,11 +77,7 @@ def _runout_equities(
     ``keep`` turn cards' rivers. Row by row: the inner loops run along a run-out's ranks of all
     hands, which the compiler vectorises."""
     turns, rivers, hands = ranks.shape
-    small = np.empty((turns, rivers, hands), dtype=np.int32)
-    for turn in range(turns):
-        for river in range(rivers):
-            for hand in range(hands):
-                small[turn, river, hand] = ranks[turn, river, hand]
+    small = ranks.astype(np.int32)
     equity = np.zeros((hands, hands))
     per_turn = np.zeros((keep, hands, hands), dtype=np.float32)
     sign = np.empty(hands, dtype=np.int32)

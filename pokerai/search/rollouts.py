@@ -92,30 +92,38 @@ def _rollout_tree(leaf: HUNLState, abstraction: BetAbstraction, max_raises: int 
 
     The street's end is a check-down terminal (its value comes from the next cards' matrices)."""
     nodes: list[_RolloutNode] = []
-    street = leaf.street
-
-    def add(current: HUNLState, raises: int) -> int:
-        index = len(nodes)
-        node = _RolloutNode()
-        nodes.append(node)
-        if current.is_over and current.folded is not None:
-            node.fold_scale = float(current.returns()[0])
-            return index
-        if current.is_over or current.street != street:
-            node.showdown_scale = float(current.committed[0])
-            return index
-        assert current.to_act is not None
-        node.state, node.player = current, current.to_act
-        slots: list[int] = []
-        children: list[int] = []
-        for slot, child, child_raises in menu_children(current, abstraction, raises, max_raises):
-            slots.append(slot)
-            children.append(add(child, child_raises))
-        node.slots, node.children = tuple(slots), tuple(children)
-        return index
-
-    add(leaf, 0)
+    _add_rollout_node(nodes, leaf, 0, leaf.street, abstraction, max_raises)
     return nodes
+
+
+def _add_rollout_node(
+    nodes: list[_RolloutNode],
+    current: HUNLState,
+    raises: int,
+    street: int,
+    abstraction: BetAbstraction,
+    max_raises: int | None,
+) -> int:
+    """Appends the subtree at ``current`` to ``nodes`` and returns its index. (A module function, not a
+    closure that calls itself: such a closure is a reference cycle, freed only by the cyclic collector.)"""
+    index = len(nodes)
+    node = _RolloutNode()
+    nodes.append(node)
+    if current.is_over and current.folded is not None:
+        node.fold_scale = float(current.returns()[0])
+        return index
+    if current.is_over or current.street != street:
+        node.showdown_scale = float(current.committed[0])
+        return index
+    assert current.to_act is not None
+    node.state, node.player = current, current.to_act
+    slots: list[int] = []
+    children: list[int] = []
+    for slot, child, child_raises in menu_children(current, abstraction, raises, max_raises):
+        slots.append(slot)
+        children.append(_add_rollout_node(nodes, child, child_raises, street, abstraction, max_raises))
+    node.slots, node.children = tuple(slots), tuple(children)
+    return index
 
 
 def _biased(

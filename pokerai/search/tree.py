@@ -16,7 +16,7 @@ blueprint's strategy out on the tree, as the safe gadget needs it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -125,6 +125,56 @@ def action_label(state: HUNLState, action: Action, abstraction: BetAbstraction) 
     return Exact(int(action.amount))
 
 
+@dataclass(eq=False)
+class _StreetTreeBuilder:
+    """Builds :func:`build_street_tree`'s nested tree. A class rather than a recursive closure: a
+    closure that calls itself is a reference cycle, which would keep the payoffs (hundreds of
+    megabytes of leaf matrices on the flop) until the cyclic collector's next full pass."""
+
+    street: int
+    abstraction: BetAbstraction
+    payoffs: StreetPayoffs
+    actions: Sequence[Action]
+    max_raises: int | None
+    states: dict[int, HUNLState] = field(default_factory=dict)
+    """The engine state of each decision built, by ``id`` of the decision."""
+    on_path: dict[int, int] = field(default_factory=dict)
+    """The path index of each decision on the actual path, by ``id`` of the decision."""
+
+    def node(self, current: HUNLState, raises: int, depth: int | None) -> Decision | Terminal:
+        """The subtree at ``current``; ``depth`` is its index on the actual path (None: off it)."""
+        if current.is_over:
+            return self.payoffs.terminal(current)
+        if current.street != self.street:
+            return self.payoffs.leaf(current)
+        player = current.to_act
+        assert player is not None
+        taken: Label | None = None
+        if depth is not None and depth < len(self.actions):
+            taken = action_label(current, self.actions[depth], self.abstraction)
+        children: list[tuple[Any, Decision | Terminal]] = []
+        menu = (
+            menu_children(current, self.abstraction, 0, None)
+            if depth is not None
+            else menu_children(current, self.abstraction, raises, self.max_raises)
+        )
+        for slot, child, child_raises in menu:
+            follows = depth is not None and slot == taken
+            children.append(
+                (slot, self.node(child, child_raises, depth + 1 if follows and depth is not None else None))
+            )
+        if isinstance(taken, Exact):
+            assert depth is not None
+            child = current.clone()
+            child.apply(self.actions[depth])
+            children.append((taken, self.node(child, 0, depth + 1)))
+        decision = Decision(player, children)
+        self.states[id(decision)] = current
+        if depth is not None:
+            self.on_path[id(decision)] = depth
+        return decision
+
+
 def build_street_tree(
     state: HUNLState,
     abstraction: BetAbstraction,
@@ -145,42 +195,9 @@ def build_street_tree(
     start = street_start(state)
     first = state.street_starts[state.street]
     actions = state.history[first:]
-    states: dict[int, HUNLState] = {}
-    on_path: dict[int, int] = {}
-
-    def node(current: HUNLState, raises: int, depth: int | None) -> Decision | Terminal:
-        if current.is_over:
-            return payoffs.terminal(current)
-        if current.street != state.street:
-            return payoffs.leaf(current)
-        player = current.to_act
-        assert player is not None
-        taken: Label | None = None
-        if depth is not None and depth < len(actions):
-            taken = action_label(current, actions[depth], abstraction)
-        children: list[tuple[Any, Decision | Terminal]] = []
-        menu = (
-            menu_children(current, abstraction, 0, None)
-            if depth is not None
-            else menu_children(current, abstraction, raises, max_raises)
-        )
-        for slot, child, child_raises in menu:
-            follows = depth is not None and slot == taken
-            children.append(
-                (slot, node(child, child_raises, depth + 1 if follows and depth is not None else None))
-            )
-        if isinstance(taken, Exact):
-            assert depth is not None
-            child = current.clone()
-            child.apply(actions[depth])
-            children.append((taken, node(child, 0, depth + 1)))
-        decision = Decision(player, children)
-        states[id(decision)] = current
-        if depth is not None:
-            on_path[id(decision)] = depth
-        return decision
-
-    root = node(start, 0, 0)
+    builder = _StreetTreeBuilder(state.street, abstraction, payoffs, actions, max_raises)
+    root = builder.node(start, 0, 0)
+    states, on_path = builder.states, builder.on_path
     if not isinstance(root, Decision):
         raise ValueError("the street's tree has no decision at its start")
     subgame = Subgame.from_nested(root, payoffs.matrices, reach)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import gc
+import weakref
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -57,6 +61,32 @@ def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) ->
     # Chips per hand met, in a 200-chip pot.
     assert gains(solved).max() < 10.0
     assert gains(unsafe).max() > 10 * max(gains(solved).max(), 1.0)
+
+
+def test_a_prepared_street_is_freed_without_the_cycle_collector(capped: Blueprint) -> None:
+    # A flop's leaf matrices run to hundreds of megabytes: they must go with the last reference to
+    # the prepared street, not wait for a full pass of the cyclic collector.
+    state = scripted(capped, TO_TURN)
+    searcher = state.to_act
+    assert searcher is not None
+    beliefs = public_beliefs(capped, state, threshold=0.3)
+    options = StreetOptions(max_raises=1, safe=True, leaf=CHEAP, threshold=0.3)
+    prepare_street(capped, state, beliefs[searcher], beliefs[1 - searcher], {}, options)  # first calls
+    # Other leaf settings: the rollouts are built again, not taken from the last one's cache.
+    options = dataclasses.replace(options, leaf=dataclasses.replace(CHEAP, bias=4.0))
+    collecting = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        prepared = prepare_street(capped, state, beliefs[searcher], beliefs[1 - searcher], {}, options)
+        payoffs = weakref.ref(prepared.payoffs)
+        assert prepared.payoffs.leaves > 0
+        del prepared
+        assert payoffs() is None
+        assert gc.collect() == 0  # nothing else it built was left in a cycle (the rollout trees)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def test_an_off_menu_bet_is_re_solved_at_its_exact_size(capped: Blueprint) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,8 @@ LEAF_GROUPS_PER_DOUBLING = 0.5
 """Leaves whose stack-to-pot ratios lie within a factor of 4 share one rollout (:class:`LeafSettings`)."""
 POLICY_CACHE_SIZE = 256
 """Public states whose played strategies are kept (a hand has a few dozen at most)."""
+STATS_KEPT = 10_000
+"""Searches whose :class:`SearchStats` are kept (the newest), so that a long match holds bounded memory."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,10 @@ class SearchAgent(BlueprintAgent):
         """What the agent searches with (checked); :meth:`budget_solves` may fill in its budgets."""
         self._policies: SolutionCache[npt.NDArray[np.float64]] = SolutionCache(POLICY_CACHE_SIZE)
         self._unready: set[tuple[Any, ...]] = set()
-        self.stats: list[SearchStats] = []
-        """One entry per search run (cache misses), oldest first."""
+        self.stats: deque[SearchStats] = deque(maxlen=STATS_KEPT)
+        """One entry per search run (cache misses), oldest first: the last :data:`STATS_KEPT`."""
+        self.searches_run = 0
+        """Searches run so far (cache misses), all of them."""
         self.searches_unready = 0
         """Decisions the blueprint played because the solver was not ready within the search's budget."""
 
@@ -260,6 +265,7 @@ class SearchAgent(BlueprintAgent):
             iterations=search.iterations,
             time_budget_s=None if search.budget_ms is None else search.budget_ms / 1000.0,
         )  # fmt: skip
+        self.searches_run += 1
         self.stats.append(
             SearchStats(
                 int(state.street),
@@ -322,6 +328,7 @@ def load_search_agent(path: str, config: SearchConfig | None = None, **options: 
 __all__ = [
     "LEAF_GROUPS_PER_DOUBLING",
     "POLICY_CACHE_SIZE",
+    "STATS_KEPT",
     "SearchAgent",
     "SearchStats",
     "load_search_agent",

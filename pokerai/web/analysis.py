@@ -470,12 +470,12 @@ class Analyzer:
         key = public_key(observation)
         with self.lock:
             agent.forget_unready()  # a spot answered while the solver was loading is searched now
-            searches = len(agent.stats)
+            searches = agent.searches_run
             started = time.perf_counter()
             probabilities, actions = agent.decision(observation)
             wall = time.perf_counter() - started
             iterations, seconds, note = 0, 0.0, ""
-            solved = len(agent.stats) > searches
+            solved = agent.searches_run > searches
             if agent.searches(street):
                 if solved:  # the decision's own solve is the last: its earlier ones come first
                     self._searched[key] = (agent.stats[-1].iterations, agent.stats[-1].seconds)

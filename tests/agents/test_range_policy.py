@@ -17,6 +17,7 @@ import numpy.typing as npt
 import pytest
 import torch
 
+import pokerai.agents.search as search_module
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.blueprint import BlueprintAgent, slot_range_policy, with_hole_cards
 from pokerai.agents.search import SearchAgent
@@ -153,14 +154,16 @@ RIVER_ONLY = SearchConfig(
 """The river searched for 30 iterations whatever the time; the blueprint on the other streets."""
 
 
-def test_search_range_policy_agrees_on_the_river(capped: Blueprint) -> None:
+def test_search_range_policy_agrees_on_the_river(capped: Blueprint, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_module, "STATS_KEPT", 1)
     agent = SearchAgent(capped, RIVER_ONLY, threshold=0.3)
     for actions in (CHECKED_DOWN, [*CHECKED_DOWN, (1, ActionKind.RAISE, 400)]):
         observation = Observation.from_state(spot(capped, actions))
         assert observation.street == 3
         hands = hands_off(observation, 300)
         assert_agrees(agent, observation, hands)
-    assert len(agent.stats) == 2  # one solve per public state, whatever the hands
+    assert agent.searches_run == 2  # one solve per public state, whatever the hands
+    assert len(agent.stats) == 1  # only the newest STATS_KEPT are kept
 
 
 def test_search_range_policy_before_the_river_is_the_blueprints(capped: Blueprint) -> None:

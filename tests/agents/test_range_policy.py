@@ -174,7 +174,7 @@ def test_search_range_policy_before_the_river_is_the_blueprints(capped: Blueprin
     searched = agent.range_policy(observation, hands)
     plain = blueprint.range_policy(observation, hands)
     np.testing.assert_array_equal(searched.probabilities, plain.probabilities)
-    assert agent.stats == []
+    assert agent.searches_run == 0 and not agent.stats
 
 
 def test_slots_that_stand_for_one_action_are_one_row() -> None:

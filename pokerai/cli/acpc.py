@@ -376,7 +376,8 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--agent",
         metavar="SPEC",
         default=None,
-        help="the agent, any spec that `pokerai agents` lists (default: the shipped blueprint)",
+        help="the agent, any spec that `pokerai agents` lists "
+        "(default: pokerai play's, search over the shipped blueprint)",
     )
     parser.add_argument(
         "--seed",

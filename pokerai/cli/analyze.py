@@ -2,7 +2,7 @@
 
     pokerai analyze [--bot SPEC] [--host 127.0.0.1] [--port 8765] [--search-ms MS]
 
-It loads the bot (by default the shipped blueprint, as ``pokerai play``), prints the page's URL
+It loads the bot (by default ``pokerai play``'s: search over the shipped blueprint), prints the page's URL
 and serves until Ctrl-C. The page and its JSON endpoints are :mod:`pokerai.web.app`. FastAPI and
 uvicorn are imported only when the command runs.
 """
@@ -52,24 +52,26 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--bot",
         default=None,
         metavar="SPEC",
-        help="the bot (default: the shipped blueprint as pokerai play plays it; see pokerai agents)",
+        help="the bot (default: pokerai play's, search over the shipped blueprint; see pokerai agents)",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
                         help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
     parser.add_argument("--search-ms", type=_milliseconds, default=None, metavar="MS",
-                        help="time budget of each search in milliseconds (default 2000)")  # fmt: skip
+                        help="time budget in milliseconds of each search the analyzer runs for a "
+                        "blueprint: bot (default 2000); a search: bot, the default one included, "
+                        "searches as it plays")  # fmt: skip
     parser.set_defaults(handler=run_analyze)
     return parser
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    from pokerai.cli.play import DEFAULT_BLUEPRINT, default_opponent_spec
+    from pokerai.cli.play import DEFAULT_BOT, default_opponent_spec
     from pokerai.web.analysis import DEFAULT_SEARCH_BUDGET_MS, Analyzer
 
     try:
         if args.bot is None:  # found at an absolute path; named as the user would write it
-            spec, name = default_opponent_spec(), f"blueprint:{DEFAULT_BLUEPRINT}"
+            spec, name = default_opponent_spec(), DEFAULT_BOT
         else:
             spec = name = args.bot.strip()
         budget = args.search_ms if args.search_ms is not None else DEFAULT_SEARCH_BUDGET_MS

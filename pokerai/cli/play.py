@@ -4,8 +4,9 @@
 
 The human is player 0 and the bot player 1 of every hand; the button
 alternates (the human has it in hand 1), blinds are 50/100 chips and both
-stacks are reset to ``--stack`` big blinds before each hand. The default bot is
-the tabular MCCFR blueprint shipped in ``checkpoints/hunl_blueprint``.
+stacks are reset to ``--stack`` big blinds before each hand. The default bot
+(:data:`DEFAULT_BOT`) searches every postflop street over the tabular MCCFR blueprint
+shipped in ``checkpoints/hunl_blueprint``.
 
 The pieces, each testable on its own:
 
@@ -66,9 +67,12 @@ SMALL_BLIND, BIG_BLIND = 50, 100
 DEFAULT_STACK_BB = 200.0
 DEFAULT_BLUEPRINT = Path("checkpoints") / "hunl_blueprint"
 """The shipped blueprint, relative to the repository root (or the working directory): the tabular
-MCCFR strategy of ``configs/hunl_blueprint.yaml`` with its card abstraction (docs/RESULTS.md). It plays
-with the ``blueprint:`` spec's defaults: actions below 30% probability dropped, and all-ins off its
-menu answered by a solved call-or-fold game."""
+MCCFR strategy of ``configs/hunl_blueprint.yaml`` with its card abstraction (docs/RESULTS.md)."""
+DEFAULT_BOT = f"search:{DEFAULT_BLUEPRINT.as_posix()}"
+"""The default bot, as it is named: real-time search at every postflop street
+(``configs/search_default.yaml``) over the shipped blueprint, which plays the preflop with the
+``blueprint:`` spec's defaults (its probabilities as they are, all-ins off its menu answered by a
+solved call-or-fold game)."""
 TABLE_BUDGET_S = 2.0
 """Seconds of CFR+ iterations each solve of the bot may take at the table, where its spec sets no budget
 (the default bot's all-in answers; docs/BENCHMARKS.md has their times)."""
@@ -673,8 +677,8 @@ def default_blueprint_candidates() -> list[Path]:
 
 
 def default_opponent_spec(candidates: list[Path] | None = None) -> str:
-    """``blueprint:PATH`` for the first candidate folder holding a blueprint: a tabular ``strategy.npz``,
-    or a Deep CFR ``policy.npz`` or ``policy.pt``.
+    """The default bot's spec, ``search:PATH``, for the first candidate folder holding a blueprint: a
+    tabular ``strategy.npz``, or a Deep CFR ``policy.npz`` or ``policy.pt``.
 
     Raises ``ValueError`` with one sentence (naming the places looked at and
     suggesting ``--opponent heuristic``) when none does.
@@ -682,7 +686,7 @@ def default_opponent_spec(candidates: list[Path] | None = None) -> str:
     places = candidates if candidates is not None else default_blueprint_candidates()
     for place in places:
         if any((place / name).is_file() for name in ("strategy.npz", "policy.npz", "policy.pt")):
-            return f"blueprint:{place}"
+            return f"search:{place}"
     looked = ", ".join(str(place) for place in dict.fromkeys(places))
     raise ValueError(
         f"the shipped blueprint {DEFAULT_BLUEPRINT} was not found (looked in {looked}); "
@@ -700,7 +704,7 @@ def load_agent(spec: str | None, option: str) -> tuple[Agent, str]:
             spec = default_opponent_spec()
         except ValueError as error:
             raise ValueError(f"{option}: {error}") from None
-        name = f"blueprint:{DEFAULT_BLUEPRINT}"
+        name = DEFAULT_BOT
     else:
         name = spec.strip()
     try:
@@ -759,8 +763,8 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--opponent",
         metavar="SPEC",
         default=None,
-        help=f"the bot, any agent spec (default: the shipped blueprint "
-        f"blueprint:{DEFAULT_BLUEPRINT}; e.g. heuristic, call, random). At the table "
+        help=f"the bot, any agent spec (default: search over the shipped blueprint, "
+        f"{DEFAULT_BOT}; e.g. blueprint:{DEFAULT_BLUEPRINT}, heuristic, call). At the table "
         f"every solve the bot runs (the default's answers to all-ins off its menu, any search) stops "
         f"its CFR+ iterations after {TABLE_BUDGET_S:g} s unless the spec sets a budget",
     )

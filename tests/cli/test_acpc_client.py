@@ -357,7 +357,7 @@ def test_match_with_the_default_blueprint_from_another_folder(
     dealer.join(SOCKET_TIMEOUT)
     assert dealer.errors == [] and status == 0
     out = capsys.readouterr().out
-    assert "blueprint:checkpoints/hunl_blueprint" in out
+    assert "search:checkpoints/hunl_blueprint" in out
     assert _summary_numbers(out)[:2] == (20, dealer.client_chips)
 
 

@@ -37,7 +37,7 @@ def test_bad_options_are_one_line_and_status_2(
     ("arguments", "bot"),
     [
         (["--bot", "call"], "call"),
-        ([], "blueprint:checkpoints/hunl_blueprint"),  # not the path it was found at
+        ([], "search:checkpoints/hunl_blueprint"),  # not the path it was found at
     ],
 )
 def test_analyze_prints_its_url_and_serves_the_api(arguments: list[str], bot: str) -> None:

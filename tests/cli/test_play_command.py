@@ -131,13 +131,13 @@ def test_missing_blueprint_suggests_another_opponent(tmp_path: Path) -> None:
         default_opponent_spec([tmp_path / "nowhere"])
     (tmp_path / "bp").mkdir()
     (tmp_path / "bp" / "policy.pt").write_bytes(b"")
-    assert default_opponent_spec([tmp_path / "nowhere", tmp_path / "bp"]) == f"blueprint:{tmp_path / 'bp'}"
+    assert default_opponent_spec([tmp_path / "nowhere", tmp_path / "bp"]) == f"search:{tmp_path / 'bp'}"
     (tmp_path / "light").mkdir()  # a light install's blueprint: numpy arrays only
     (tmp_path / "light" / "policy.npz").write_bytes(b"")
-    assert default_opponent_spec([tmp_path / "light"]) == f"blueprint:{tmp_path / 'light'}"
+    assert default_opponent_spec([tmp_path / "light"]) == f"search:{tmp_path / 'light'}"
     (tmp_path / "tabular").mkdir()  # a tabular blueprint
     (tmp_path / "tabular" / "strategy.npz").write_bytes(b"")
-    assert default_opponent_spec([tmp_path / "tabular"]) == f"blueprint:{tmp_path / 'tabular'}"
+    assert default_opponent_spec([tmp_path / "tabular"]) == f"search:{tmp_path / 'tabular'}"
 
 
 @pytest.mark.parametrize(
@@ -287,7 +287,7 @@ def test_session_against_the_default_blueprint_from_another_folder(tmp_path: Pat
     child = spawn("--hands", "3", "--seed", "5", "--stack", "100", cwd=tmp_path)
     child.expect_exact(PROMPT)
     header = str(child.before)
-    assert "you against blueprint:checkpoints/hunl_blueprint" in header and "stacks 10000 (100 bb)" in header
+    assert "you against search:checkpoints/hunl_blueprint" in header and "stacks 10000 (100 bb)" in header
     child.sendline("c")
     hands_seen = 0
     while True:

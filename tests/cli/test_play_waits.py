@@ -18,6 +18,7 @@ from pokerai.agents.base import Agent, Observation
 from pokerai.cli.main import main
 from pokerai.cli.play import (
     DEFAULT_BLUEPRINT,
+    DEFAULT_BOT,
     TABLE_BUDGET_S,
     THINKING,
     PlaySession,
@@ -213,7 +214,7 @@ class _Plain(Agent):
 def test_help_names_the_default_bot_that_plays_and_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert f"default: the shipped blueprint blueprint:{DEFAULT_BLUEPRINT};" in text
+    assert f"default: search over the shipped blueprint, {DEFAULT_BOT};" in text
     assert f"stops its CFR+ iterations after {TABLE_BUDGET_S:g} s" in text
     spec = default_opponent_spec()
-    assert spec.startswith("blueprint:") and spec.endswith(f"{DEFAULT_BLUEPRINT}")
+    assert spec.startswith("search:") and spec.endswith(f"{DEFAULT_BLUEPRINT}")

@@ -49,6 +49,28 @@ def test_playing_the_shipped_blueprints_loads_no_torch(spec: str) -> None:
     assert "torch" not in loaded and "tensorboard" not in loaded
 
 
+def test_the_default_bot_searches_its_hands_without_torch() -> None:
+    play = (
+        "import numpy as np\n"
+        "from pokerai.agents.spec import make_agent\n"
+        "from pokerai.cli.play import default_opponent_spec\n"
+        "from pokerai.engine.state import HUNLState\n"
+        "from pokerai.eval.duplicate import play_hand\n"
+        "bot, caller = make_agent(default_opponent_spec()), make_agent('call')\n"
+        "bot.warm_up()  # as pokerai play does, so that no search falls back to the blueprint\n"
+        "for seed in range(20):\n"
+        "    bot.begin_hand(0, 0)\n"
+        "    caller.begin_hand(1, 0)\n"
+        "    rngs = [np.random.default_rng([seed, p]) for p in (0, 1)]\n"
+        "    play_hand(HUNLState.new(rng=np.random.default_rng(seed)), [bot, caller], rngs)\n"
+        "    if bot.searches_run >= 2:\n"
+        "        break\n"
+        "assert bot.searches_run >= 2 and bot.searches_unready == 0, (bot.searches_run, bot.searches_unready)\n"  # noqa: E501
+    )
+    loaded = loaded_after(play)
+    assert "torch" not in loaded and "tensorboard" not in loaded
+
+
 def test_the_light_help_lines_are_each_commands_own() -> None:
     full = build_parser(ALL_COMMANDS)
     light = build_parser(None)

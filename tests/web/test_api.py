@@ -27,9 +27,13 @@ from pokerai.web.app import create_app
 SPOT = {"hole": "AhKh", "board": "Ks7d2c", "history": "r300c/"}
 
 
+BLUEPRINT = default_opponent_spec().replace("search:", "blueprint:", 1)
+"""The shipped blueprint unsearched: the analyzer then runs its own searches, within 300 ms."""
+
+
 @pytest.fixture(scope="module")
 def analyzer() -> Analyzer:
-    return Analyzer(default_opponent_spec(), search_budget_ms=300)
+    return Analyzer(BLUEPRINT, search_budget_ms=300)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +91,7 @@ def test_a_known_spot_gives_the_blueprints_frequencies_and_the_spots_facts(
 
 def test_the_page_opens_on_an_example_spot_and_names_the_bot_as_given(client: TestClient) -> None:
     described = get(client, "/api/bot")
-    assert described["bot"] == default_opponent_spec() and described["example"] == EXAMPLE_SPOT
+    assert described["bot"] == BLUEPRINT and described["example"] == EXAMPLE_SPOT
     example = get(client, "/api/spot", **described["example"])
     assert example["street"] == "flop" and sum(a["probability"] for a in example["actions"]) == pytest.approx(
         1.0
@@ -196,7 +200,7 @@ def test_a_bot_without_a_blueprint_shows_sampled_frequencies_and_no_search() -> 
 
 def test_a_street_pipeline_bot_shows_its_networks_frequencies(analyzer: Analyzer) -> None:
     # The street agent is a BlueprintAgent that searches; the spot view is its network's, unsearched.
-    street = Analyzer(default_opponent_spec().replace("blueprint:", "search:", 1))
+    street = Analyzer(default_opponent_spec())  # the default bot
     assert type(street.blueprint_agent) is BlueprintAgent and street.blueprint_agent is not street.bot
     with TestClient(create_app(street)) as street_client, TestClient(create_app(analyzer)) as client:
         theirs, ours = get(street_client, "/api/spot", **SPOT), get(client, "/api/spot", **SPOT)

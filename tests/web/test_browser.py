@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from pokerai.cli.play import DEFAULT_BLUEPRINT, default_opponent_spec
+from pokerai.cli.play import DEFAULT_BOT, default_opponent_spec
 from pokerai.search.allin import load_solver_kernel
 from pokerai.web.analysis import EXAMPLE_SPOT, Analyzer
 from pokerai.web.app import create_app
@@ -47,8 +47,7 @@ def server() -> Iterator[str]:
     """The analyzer of the shipped blueprint served on a free local port: its base URL."""
     import uvicorn
 
-    name = f"blueprint:{DEFAULT_BLUEPRINT}"  # as pokerai analyze names it
-    analyzer = Analyzer(default_opponent_spec(), search_budget_ms=300, name=name)
+    analyzer = Analyzer(default_opponent_spec(), name=DEFAULT_BOT)  # as pokerai analyze builds it
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     app_server = uvicorn.Server(uvicorn.Config(create_app(analyzer), log_level="warning"))
@@ -140,7 +139,7 @@ def test_the_page_opens_on_the_example_spot_and_names_the_bot_as_given(server: s
     example = api(server, "/api/spot", **EXAMPLE_SPOT)
     shown = shown_frequencies(driver, "freq-blueprint", *EXAMPLE_SPOT.values())
     assert shown == as_shown(example["actions"])
-    assert driver.find_element(By.ID, "bot-name").text == "bot: blueprint:checkpoints/hunl_blueprint"
+    assert driver.find_element(By.ID, "bot-name").text == "bot: search:checkpoints/hunl_blueprint"
 
 
 def test_a_spot_built_by_clicking_shows_the_apis_frequencies(server: str, driver: Any) -> None:

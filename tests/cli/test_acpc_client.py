@@ -347,7 +347,7 @@ def test_full_match_against_the_fake_dealer(
         assert dealer.client_raises > 10  # raise sizes were exercised, all legal
 
 
-def test_match_with_the_default_blueprint_from_another_folder(
+def test_match_with_the_default_bot_from_another_folder(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # the shipped blueprint is found from any working directory

@@ -351,14 +351,14 @@ def test_match_with_the_default_bot_from_another_folder(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # the shipped blueprint is found from any working directory
-    dealer = FakeDealer(20, 5)
+    dealer = FakeDealer(8, 5)
     dealer.start()
     status = run_acpc(dealer.port, "--seed", "1")
     dealer.join(SOCKET_TIMEOUT)
     assert dealer.errors == [] and status == 0
     out = capsys.readouterr().out
     assert "search:checkpoints/hunl_blueprint" in out
-    assert _summary_numbers(out)[:2] == (20, dealer.client_chips)
+    assert _summary_numbers(out)[:2] == (8, dealer.client_chips)
 
 
 class ScriptedDealer(threading.Thread):

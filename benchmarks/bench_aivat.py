@@ -7,7 +7,7 @@ interval of their paired difference covers 0), and the wall time AIVAT adds (the
 goal: at most 30%)::
 
     OMP_NUM_THREADS=1 python benchmarks/bench_aivat.py \\
-        --a "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve" --b heuristic \\
+        --a blueprint:checkpoints/hunl_blueprint --b heuristic \\
         --pairs 2000 --seed 20261202 --workers 2
 
 LBR mode (``--lbr MENU``) scores LBR against ``--a`` over ``--hands`` hands with
@@ -16,15 +16,15 @@ AIVAT on, and prints the same comparison against the plain interval over hands.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 
 import numpy as np
+from common import script_parser
 
 from pokerai.agents.spec import make_agent
 from pokerai.eval.aivat import AIVATConfig
-from pokerai.eval.duplicate import duplicate_match, mean_ci95
+from pokerai.eval.duplicate import DuplicateResult, duplicate_match, mean_ci95
 from pokerai.eval.lbr import LBR_MENUS, lbr_match
 
 
@@ -35,16 +35,11 @@ def _difference(plain: np.ndarray, corrected: np.ndarray, scale: float) -> tuple
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, pairs=2000, seed=20261202, workers=2)
     parser.add_argument("--a", required=True, help="agent A (duplicate) or the LBR target")
     parser.add_argument("--b", help="agent B (duplicate mode)")
-    parser.add_argument("--pairs", type=int, default=2000)
     parser.add_argument("--lbr", choices=sorted(LBR_MENUS), help="LBR mode with this menu")
     parser.add_argument("--hands", type=int, default=1000, help="hands of an LBR run")
-    parser.add_argument("--seed", type=int, default=20261202)
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--no-timing", action="store_true", help="skip the run without AIVAT (duplicate mode)"
     )
@@ -73,28 +68,18 @@ def main() -> None:
     else:
         if args.b is None:
             parser.error("duplicate mode needs --b")
-        plain_seconds = None
-        if not args.no_timing:
+
+        def timed_match(aivat: AIVATConfig | bool) -> tuple[DuplicateResult, float]:
+            """The duplicate match of ``--a`` against ``--b``, with or without AIVAT, and its seconds."""
             started = time.perf_counter()
-            duplicate_match(
-                make_agent(args.a),
-                make_agent(args.b),
-                args.pairs,
-                seed=args.seed,
-                workers=args.workers,
-                aivat=False,
-            )
-            plain_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        result_d = duplicate_match(
-            make_agent(args.a),
-            make_agent(args.b),
-            args.pairs,
-            seed=args.seed,
-            workers=args.workers,
-            aivat=config,
-        )
-        aivat_seconds = time.perf_counter() - started
+            result = duplicate_match(
+                make_agent(args.a), make_agent(args.b), args.pairs, seed=args.seed, workers=args.workers,
+                aivat=aivat,
+            )  # fmt: skip
+            return result, time.perf_counter() - started
+
+        plain_seconds = None if args.no_timing else timed_match(False)[1]
+        result_d, aivat_seconds = timed_match(config)
         plain, aivat = result_d.estimate, result_d.aivat
         assert aivat is not None and result_d.aivat_results is not None
         difference = _difference(

@@ -1,25 +1,23 @@
 """Time the answer to an off-menu all-in (``blueprint:PATH?allin=solve``) on each street.
 
-For a scripted hand of the shipped blueprint (raise to 250, call, then checks) the
-button or the big blind shoves its whole stack on each street, and the big blind
-or the button answers. Reports the seconds to build the street's equity matrices
+For a scripted hand of the Deep CFR blueprint (``--blueprint``, ``checkpoints/hunl_tiny``; raise
+to 250, call, then checks) the button or the big blind shoves its whole stack on each street,
+and the big blind or the button answers. Reports the seconds to build the street's equity matrices
 (the first time on a board; cached afterwards) and the median of ``--repeats``
 solves of the all-in game (beliefs, game, CFR+), with the hands in the game and
 the solved shares: of the shover's range (its beliefs before the all-in) that
 shoves, and of the answerer's range that calls.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_allin_solve.py [--blueprint checkpoints/hunl_tiny] [--repeats 3]
+    OMP_NUM_THREADS=1 python benchmarks/bench_allin_solve.py [--blueprint PATH] [--repeats 3]
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
-import torch
+from common import deep_cfr_blueprint_arguments
 
-from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.state import Action, ActionKind, HUNLState
 from pokerai.search.allin import DEFAULT_ITERATIONS, allin_matrices, before_last_action, solve_allin
@@ -40,12 +38,7 @@ SPOTS: dict[str, list[tuple[int, ActionKind, int]]] = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    blueprint = Blueprint.load(args.blueprint)
+    args, blueprint = deep_cfr_blueprint_arguments(__doc__, repeats=3)
     print(f"blueprint {args.blueprint}, {DEFAULT_ITERATIONS} CFR+ iterations per solve, threshold 0.3\n")
     print(
         "| spot | hands in the game (in either range) | equity matrices, first time (s) | solve, median (s) "

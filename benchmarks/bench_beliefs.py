@@ -17,7 +17,7 @@ The passes run fresh, cached, cached, fresh, so neither way always goes first, a
 the script checks that all give the same beliefs. Self-play meets the blueprint's
 own preflop sizes, often repeated; an opponent with off-menu sizes meets more
 distinct histories, so fewer hits. The river decisions come from
-seeded self-play of the blueprint (``spots.street_decisions``).
+seeded self-play of the Deep CFR blueprint (``common.river_spots``).
 
     OMP_NUM_THREADS=1 python benchmarks/bench_beliefs.py        # about 10 seconds
     OMP_NUM_THREADS=1 python benchmarks/bench_beliefs.py --decisions 200 --seed 3
@@ -25,7 +25,6 @@ seeded self-play of the blueprint (``spots.street_decisions``).
 
 from __future__ import annotations
 
-import argparse
 import platform
 import statistics
 import time
@@ -35,28 +34,18 @@ from unittest import mock
 import numpy as np
 import numpy.typing as npt
 import torch
-from spots import street_decisions  # benchmarks/ is on the path of a script
+from common import add_river_spot_arguments, parse_single_threaded, river_spots, script_parser
 
-from pokerai.agents.blueprint import replay_observation
 from pokerai.deepcfr.export import Blueprint
 from pokerai.search import beliefs as belief_module
 from pokerai.search.combos import NUM_COMBOS
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
-    parser.add_argument("--decisions", type=int, default=100)
-    parser.add_argument("--threshold", type=float, default=0.3)
-    parser.add_argument("--seed", type=int, default=11)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-
-    blueprint = Blueprint.load(args.blueprint)
-    observations = street_decisions(blueprint, args.decisions, args.threshold, args.seed)
-    states = [replay_observation(observation) for observation in observations]
+    parser = script_parser(__doc__, seed=11)
+    add_river_spot_arguments(parser, decisions=100)
+    args = parse_single_threaded(parser)
+    blueprint, states = river_spots(args.blueprint, args.decisions, args.threshold, args.seed)
 
     original = belief_module.combo_probabilities
     misses = [0]  # network calls over all 1,326 combinations: preflop histories not in the cache

@@ -13,12 +13,12 @@ by street, and each median over the reference's.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import time
 
 import numpy as np
+from common import script_parser
 
 from pokerai.agents.base import Agent, Observation
 from pokerai.agents.spec import make_agent
@@ -47,12 +47,8 @@ class Timed(Agent):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, hands=300, seed=0)
     parser.add_argument("specs", nargs="+", metavar="SPEC", help="bots; the first is the reference")
-    parser.add_argument("--hands", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     config = HUNLConfig()
     print(

@@ -14,11 +14,11 @@ Prints a Markdown table (pasted into docs/BENCHMARKS.md). Single process, one co
 
 from __future__ import annotations
 
-import argparse
 import platform
 import statistics
 
 import numpy as np
+from common import script_parser
 
 from pokerai.agents.spec import make_agent
 from pokerai.eval.duplicate import duplicate_match
@@ -37,10 +37,7 @@ def duplicate_rate(a: str, b: str, pairs: int, repeats: int) -> tuple[float, flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--pairs", type=int, default=5000)
+    parser = script_parser(__doc__, pairs=5000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--heuristic-pairs", type=int, default=500)
     parser.add_argument("--lbr-hands", type=int, default=300)

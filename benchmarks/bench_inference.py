@@ -1,6 +1,6 @@
 """Policy-network inference: the numpy forward pass that play uses, against torch on the same weights.
 
-The shipped blueprint's seat-0 network (``checkpoints/hunl_tiny``) answers random feature
+The Deep CFR blueprint's seat-0 network (``--blueprint``, ``checkpoints/hunl_tiny``) answers random feature
 batches of the sizes play and evaluation ask for: 1 (one decision), 64, and 1,326 (every
 hole-card pair, as a range query from LBR or AIVAT does). Both sides run on one thread
 (``OMP_NUM_THREADS=1``, ``torch.set_num_threads(1)``); each figure is the best of
@@ -13,15 +13,14 @@ Prints a Markdown table: microseconds per batch for numpy and torch, and torch's
 
 from __future__ import annotations
 
-import argparse
 import platform
 import time
 from collections.abc import Callable
 
 import numpy as np
 import torch
+from common import deep_cfr_blueprint_arguments
 
-from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.networks import PolicyNetwork
 
 BATCHES = (1, 64, 1326)
@@ -38,12 +37,7 @@ def best_seconds(run: Callable[[], object], loops: int, repeats: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    blueprint = Blueprint.load(args.blueprint)
+    args, blueprint = deep_cfr_blueprint_arguments(__doc__, repeats=5)
     twin = blueprint.networks["policy_p0"]
     network = PolicyNetwork(
         twin.feature_size,

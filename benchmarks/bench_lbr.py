@@ -6,8 +6,10 @@ once per raise of its menu (the target's fold probability after it). A target wi
 one pair at a time (``action_probability``), the path every agent had before. Both paths play
 the same hands from the same seed and must give the same per-hand results (checked here).
 
-Targets: ``blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve`` (the default bot) and
-the same without ``allin=solve``; menus: the named LBR menus (``pokerai.eval.lbr.LBR_MENUS``).
+Targets (``--targets``): by default the shipped blueprint alone,
+``blueprint:checkpoints/hunl_blueprint``; the figures of ``docs/BENCHMARKS.md`` are of the Deep CFR
+blueprint, ``blueprint:checkpoints/hunl_tiny?threshold=0.3`` with and without ``allin=solve``.
+Menus: the named LBR menus (``pokerai.eval.lbr.LBR_MENUS``).
 Before the timed runs a few hands are played in this process, so the per-process tables (hand
 ranks, equity matrices, the compiled kernels) are built once and inherited by the forked
 workers of every run alike: the figures are the steady state, not the start-up.
@@ -20,40 +22,27 @@ paths' per-hand results are identical.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import platform
 from typing import Any
 
 import numpy as np
 import torch
+from common import Opaque, parse_single_threaded, script_parser
 
-from pokerai.agents.base import Agent, Observation
+from pokerai.agents.base import Observation
 from pokerai.agents.spec import make_agent
 from pokerai.engine.state import Action
 from pokerai.eval.lbr import LBR_MENUS, LBRResult, lbr_match
 
-TARGETS = (
-    "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve",
-    "blueprint:checkpoints/hunl_tiny?threshold=0.3",
-)
+TARGETS = ("blueprint:checkpoints/hunl_blueprint",)
 
 
-class PerCombination(Agent):
+class PerCombination(Opaque):
     """``inner`` without ``range_policy``: LBR asks it one hole-card pair at a time."""
 
-    def __init__(self, inner: Agent) -> None:
-        self.inner = inner
-        self.name = inner.name
-
-    def begin_hand(self, player: int, button: int) -> None:
-        self.inner.begin_hand(player, button)
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
-        return self.inner.act(observation, rng)
-
     def action_probability(self, observation: Observation, action: Action) -> float | None:
-        return self.inner.action_probability(observation, action)
+        return self.agent.action_probability(observation, action)
 
 
 def run(spec: str, menu: str, hands: int, workers: int, seed: int, per_combination: bool) -> LBRResult:
@@ -73,17 +62,12 @@ def run(spec: str, menu: str, hands: int, workers: int, seed: int, per_combinati
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--hands", type=int, default=60)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = script_parser(__doc__, hands=60, seed=0, workers=2)
+    parser.add_argument("--targets", nargs="+", metavar="SPEC", default=list(TARGETS))
     parser.add_argument("--menus", nargs="+", choices=sorted(LBR_MENUS), default=sorted(LBR_MENUS))
     parser.add_argument("--warmup-hands", type=int, default=4, help="hands played first, in this process")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    for spec in TARGETS:
+    args = parse_single_threaded(parser)
+    for spec in args.targets:
         for menu in args.menus:
             run(spec, menu, args.warmup_hands, 1, 10**6, per_combination=False)
 
@@ -95,14 +79,14 @@ def main() -> None:
         "| target | LBR menu | range_policy (hands/s) | per pair (hands/s) | ratio | mbb/hand | same hands |"
     )
     print("|---|---|---:|---:|---:|---:|---|")
-    for spec in TARGETS:
+    for spec in args.targets:
         for menu in args.menus:
             batched = run(spec, menu, args.hands, args.workers, args.seed, per_combination=False)
             one_by_one = run(spec, menu, args.hands, args.workers, args.seed, per_combination=True)
             same = np.array_equal(batched.exploiter_results, one_by_one.exploiter_results)
             ratio = batched.hands_per_second / one_by_one.hands_per_second
             print(
-                f"| `{spec.removeprefix('blueprint:')}` | {menu} | {batched.hands_per_second:,.2f} | "
+                f"| `{spec}` | {menu} | {batched.hands_per_second:,.2f} | "
                 f"{one_by_one.hands_per_second:,.2f} | {ratio:,.1f}x | {batched.mbb_per_hand:+,.0f} | "
                 f"{'yes' if same else 'NO'} |",
                 flush=True,

@@ -1,7 +1,7 @@
 """River CFR+ iteration speed: the card-removal sweep against dense payoff matrices, on the same subgames.
 
 The river spots are the first ``--decisions`` river decisions of seeded
-self-play of the blueprint (``spots.street_decisions``). At each
+self-play of the Deep CFR blueprint (``common.river_spots``). At each
 spot the beliefs at the river's start and the river's tree are built as the search agent builds them
 (``threshold`` and ``max_raises`` as for the agent), then the same subgame is
 solved for ``--iterations`` CFR+ iterations twice: with dense ``[H, H]`` matrix
@@ -13,7 +13,7 @@ each hand weighted by the acting player's reach of it under the dense solve,
 as a share of its root reach). Rounding differs between the two, and CFR+
 amplifies it where a hand's reach is tiny; where hands carry weight they agree.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_river_kernel.py --blueprint checkpoints/hunl_tiny
+    OMP_NUM_THREADS=1 python benchmarks/bench_river_kernel.py
 
 Prints a Markdown table of the median milliseconds per iteration of each and
 their ratio per spot (median and range), with the subgames' median hands and
@@ -22,18 +22,14 @@ nodes. Single process, torch on one thread.
 
 from __future__ import annotations
 
-import argparse
 import platform
 import statistics
 import time
 
 import numpy as np
 import torch
-from spots import street_decisions  # benchmarks/ is on the path of a script
+from common import add_river_spot_arguments, parse_single_threaded, river_spots, script_parser
 
-from pokerai.agents.blueprint import replay_observation
-from pokerai.deepcfr.export import Blueprint
-from pokerai.engine.state import HUNLState
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.payoffs import RiverPayoffs
 from pokerai.search.showdown import river_card_payoffs
@@ -57,19 +53,12 @@ def reach_weighted_gap(subgame: Subgame, dense: Solution, sweep: Solution) -> fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--blueprint", default="checkpoints/hunl_tiny")
-    parser.add_argument("--decisions", type=int, default=30)
+    parser = script_parser(__doc__, seed=0)
+    add_river_spot_arguments(parser, decisions=30)
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--max-raises", type=int, default=2)
-    parser.add_argument("--threshold", type=float, default=0.3)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    blueprint = Blueprint.load(args.blueprint)
-    observations = street_decisions(blueprint, args.decisions, args.threshold, args.seed)
+    args = parse_single_threaded(parser)
+    blueprint, states = river_spots(args.blueprint, args.decisions, args.threshold, args.seed)
     dense_ms: list[float] = []
     sweep_ms: list[float] = []
     ratios: list[float] = []
@@ -77,8 +66,7 @@ def main() -> None:
     nodes: list[int] = []
     largest_gap = 0.0
     largest_weighted_gap = 0.0
-    for index, observation in enumerate(observations):
-        state: HUNLState = replay_observation(observation)
+    for index, state in enumerate(states):
         beliefs = public_beliefs(blueprint, street_start(state), threshold=args.threshold)
         support = np.flatnonzero((beliefs[0] > 0) | (beliefs[1] > 0))
         payoffs = RiverPayoffs(tuple(state.board), support)
@@ -104,7 +92,7 @@ def main() -> None:
         nodes.append(river.subgame.num_nodes)
     print(
         f"Python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__}, "
-        f"{platform.machine()}, one process; {len(observations)} river spots of {args.blueprint} self-play "
+        f"{platform.machine()}, one process; {len(states)} river spots of {args.blueprint} self-play "
         f"(seed {args.seed}, threshold {args.threshold}), {args.iterations} CFR+ iterations each\n"
     )
     print("| payoffs | ms per iteration (median) | hands (median) | nodes (median) |")

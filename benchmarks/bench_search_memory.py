@@ -15,10 +15,11 @@ Linux only (it reads ``/proc/self/statm``).
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import time
+
+from common import script_parser
 
 from pokerai.agents.blueprint import BlueprintAgent
 from pokerai.agents.spec import make_agent
@@ -39,12 +40,8 @@ def highest_gb() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, hands=150, seed=764379)
     parser.add_argument("--spec", default="search:checkpoints/hunl_blueprint")
-    parser.add_argument("--hands", type=int, default=150)
-    parser.add_argument("--seed", type=int, default=764379)
     args = parser.parse_args()
     target = make_agent(args.spec)
     if isinstance(target, BlueprintAgent):

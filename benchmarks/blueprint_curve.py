@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from compare_agents import Opaque  # benchmarks/compare_agents.py, beside this script
+from common import Opaque  # benchmarks/common.py, beside this script
 
 from pokerai.agents.spec import make_agent
 from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street

@@ -18,65 +18,24 @@ all-in solves would otherwise be asked for every hand), and those estimates are 
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import numpy.typing as npt
-import torch
+from common import Opaque, aivat_cells, estimate_cell, paired_cell, parse_single_threaded, script_parser
 
-from pokerai.agents.base import Agent, HandSummary, Observation
 from pokerai.agents.spec import make_agent
-from pokerai.engine.state import Action
-from pokerai.eval.duplicate import duplicate_match, mean_ci95
-
-
-class Opaque(Agent):
-    """``agent`` with its policy hidden, so that AIVAT uses only the other seat's (still unbiased). A
-    bot's all-in solve, asked for every hand at each of its decisions, would otherwise cost seconds
-    a hand."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.name = agent.name
-
-    def begin_hand(self, player: int, button: int) -> None:
-        self.agent.begin_hand(player, button)
-
-    def end_hand(self, summary: HandSummary) -> None:
-        self.agent.end_hand(summary)
-
-    def act(self, observation: Observation, rng: np.random.Generator) -> Action:
-        return self.agent.act(observation, rng)
-
-
-def aivat_cells(
-    scored: npt.NDArray[np.float64], reference: npt.NDArray[np.float64] | None
-) -> tuple[str, npt.NDArray[np.float64]]:
-    """The two AIVAT cells of a table row (the estimate, and its paired difference from ``reference``,
-    the first row's estimates, or "–" on the first row) and the reference for the rows after."""
-    alone = mean_ci95(scored)
-    cells = f" {alone.mean:+,.0f} [{alone.low:+,.0f}, {alone.high:+,.0f}] |"
-    if reference is None:
-        return cells + " – |", scored
-    paired = mean_ci95(scored - reference)
-    return cells + f" {paired.mean:+,.0f} [{paired.low:+,.0f}, {paired.high:+,.0f}] |", reference
+from pokerai.eval.duplicate import duplicate_match
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, pairs=1000, seed=0, workers=1)
     parser.add_argument("agents", nargs="+", metavar="SPEC", help="agents A; the first is the reference")
     parser.add_argument("--b", required=True, metavar="SPEC", help="the opponent of every A")
-    parser.add_argument("--pairs", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument(
         "--aivat", action="store_true", help="also score every pair by AIVAT (A's policy known), paired"
     )
-    args = parser.parse_args()
-    torch.set_num_threads(1)
+    args = parse_single_threaded(parser)
 
     print(f"{args.pairs} duplicate pairs against {args.b}, seed {args.seed}, {args.workers} workers\n")
     aivat_columns = " AIVAT, 95% CI | AIVAT minus the first, paired |" if args.aivat else ""
@@ -95,14 +54,8 @@ def main() -> None:
         seconds = time.perf_counter() - started
         scale = 1000.0 / result.big_blind / result.hands_per_pair
         per_pair = result.a_results.sum(axis=1) * scale  # mbb/hand of each pair
-        estimate = result.estimate
-        own = f"{estimate.mean:+,.0f} [{estimate.low:+,.0f}, {estimate.high:+,.0f}]"
-        if reference is None:
-            reference = per_pair
-            difference = "–"
-        else:
-            delta = mean_ci95(per_pair - reference)
-            difference = f"{delta.mean:+,.0f} [{delta.low:+,.0f}, {delta.high:+,.0f}]"
+        own = estimate_cell(result.estimate)
+        difference, reference = paired_cell(per_pair, reference)
         aivat = ""
         if result.aivat_results is not None:
             aivat, aivat_reference = aivat_cells(result.aivat_results.sum(axis=1) * scale, aivat_reference)

@@ -28,7 +28,6 @@ the same hands (the seed, hands and LBR settings must match the saved run's):
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from dataclasses import dataclass
@@ -36,8 +35,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
-from compare_agents import aivat_cells  # benchmarks/compare_agents.py, beside this script
+from common import aivat_cells, estimate_cell, paired_cell, parse_single_threaded, script_parser
 
 from pokerai.agents.spec import make_agent
 from pokerai.eval.duplicate import mean_ci95
@@ -45,13 +43,8 @@ from pokerai.eval.lbr import STREET_NAMES, LBRConfig, lbr_match
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, hands=1000, seed=0, workers=1)
     parser.add_argument("targets", nargs="+", metavar="SPEC", help="targets; the first is the reference")
-    parser.add_argument("--hands", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument(
         "--raise-streets",
         nargs="+",
@@ -67,8 +60,7 @@ def main() -> None:
     )
     parser.add_argument("--save", metavar="FILE", help="write every target's per-hand results to FILE (.npz)")
     parser.add_argument("--load", metavar="FILE", help="put the targets of a --save FILE first, paired")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
+    args = parse_single_threaded(parser)
     config = LBRConfig(
         all_in=not args.no_allin,
         raise_streets=tuple(STREET_NAMES.index(street) for street in args.raise_streets),
@@ -111,16 +103,11 @@ def main() -> None:
             if args.save:
                 save_rows(args.save, settings, saved)
         per_hand, seconds = row.per_hand, row.seconds
-        estimate = mean_ci95(per_hand)
-        own = f"{estimate.mean:+,.0f} [{estimate.low:+,.0f}, {estimate.high:+,.0f}]"
-        if reference is None:
-            reference = per_hand
-            difference = "–"
-        else:
-            delta = mean_ci95(per_hand - reference)
-            changed = int(np.count_nonzero(per_hand != reference))
-            interval = f"[{delta.low:+,.0f}, {delta.high:+,.0f}]"
-            difference = f"{delta.mean:+,.0f} {interval} ({changed} hands differ)"
+        own = estimate_cell(mean_ci95(per_hand))
+        first = reference is None
+        difference, reference = paired_cell(per_hand, reference)
+        if not first:
+            difference += f" ({int(np.count_nonzero(per_hand != reference))} hands differ)"
         aivat = ""
         if row.aivat is not None:
             aivat, aivat_reference = aivat_cells(row.aivat, aivat_reference)

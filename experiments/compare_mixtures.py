@@ -21,13 +21,13 @@ and encodings may differ.
 
 from __future__ import annotations
 
-import argparse
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent
@@ -35,6 +35,9 @@ from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.export import Blueprint
 from pokerai.eval.duplicate import DuplicateResult, duplicate_match, mean_ci95
 from pokerai.search.beliefs import threshold_probabilities
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from common import estimate_cell, paired_cell, parse_single_threaded, script_parser
 
 
 class MixtureAgent(BlueprintAgent):
@@ -69,20 +72,14 @@ def _per_pair(result: DuplicateResult) -> npt.NDArray[np.float64]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, pairs=1000, seed=0, workers=1)
     parser.add_argument("mixtures", nargs="+", metavar="PATH[,PATH...]", help="one mixture per argument")
     parser.add_argument(
         "--reference", required=True, metavar="SPEC", help="the agent each mixture is paired with"
     )
     parser.add_argument("--b", required=True, metavar="SPEC", help="the opponent")
     parser.add_argument("--threshold", type=float, default=0.3)
-    parser.add_argument("--pairs", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
+    args = parse_single_threaded(parser)
 
     def play(agent: Any, label: str) -> tuple[npt.NDArray[np.float64], float]:
         started = time.perf_counter()
@@ -95,19 +92,13 @@ def main() -> None:
     print("| agent | blueprints | mbb/hand, 95% CI | minus the reference, paired 95% CI | seconds |")
     print("|---|---:|---|---|---:|")
     reference, seconds = play(make_agent(args.reference), args.reference)
-    own = mean_ci95(reference)
-    interval = f"{own.mean:+,.0f} [{own.low:+,.0f}, {own.high:+,.0f}]"
-    print(f"| `{args.reference}` | 1 | {interval} | – | {seconds:.0f} |")
+    print(f"| `{args.reference}` | 1 | {estimate_cell(mean_ci95(reference))} | – | {seconds:.0f} |")
     for text in args.mixtures:
         paths = [path for path in text.split(",") if path]
         agent = MixtureAgent([Blueprint.load(path) for path in paths], args.threshold)
         values, seconds = play(agent, "mixture")
-        own, delta = mean_ci95(values), mean_ci95(values - reference)
-        print(
-            f"| {', '.join(paths)} | {len(paths)} | {own.mean:+,.0f} [{own.low:+,.0f}, {own.high:+,.0f}] "
-            f"| {delta.mean:+,.0f} [{delta.low:+,.0f}, {delta.high:+,.0f}] | {seconds:.0f} |",
-            flush=True,
-        )
+        own, difference = estimate_cell(mean_ci95(values)), paired_cell(values, reference)[0]
+        print(f"| {', '.join(paths)} | {len(paths)} | {own} | {difference} | {seconds:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -11,15 +11,14 @@ showdown. It also counts, per street, how often the target folds when LBR bets t
 all-in (break-even for a pure bluff: 50% against the pot).
 
     OMP_NUM_THREADS=1 python experiments/lbr_leaks.py --hands 300 --seed 5151 \\
-        "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
+        search:checkpoints/hunl_blueprint
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 from collections import defaultdict
-
-import torch
+from pathlib import Path
 
 from pokerai.agents.base import Agent
 from pokerai.agents.spec import make_agent
@@ -27,16 +26,14 @@ from pokerai.engine.history import STREET_NAMES as STREETS
 from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.eval.lbr import LBRConfig, LocalBestResponse, play_lbr_hand
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from common import parse_single_threaded, script_parser
+
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, hands=300, seed=5151)
     parser.add_argument("target", metavar="SPEC")
-    parser.add_argument("--hands", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=5151)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
+    args = parse_single_threaded(parser)
     target: Agent = make_agent(args.target)
     config = LBRConfig(raise_streets=(Street.FLOP, Street.TURN, Street.RIVER))
     exploiter = LocalBestResponse(target, config)

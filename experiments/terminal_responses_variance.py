@@ -16,8 +16,9 @@ the spread of the values.
 
 from __future__ import annotations
 
-import argparse
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,9 @@ from pokerai.deepcfr.traversal import run_traversals
 from pokerai.games.hunl import HUNLGame
 from pokerai.games.leduc import LeducPoker
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from common import script_parser
+
 
 def uniform(player: int, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
     result: npt.NDArray[np.float64] = masks / masks.sum(axis=1, keepdims=True)
@@ -35,12 +39,9 @@ def uniform(player: int, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = script_parser(__doc__, seed=5)
     parser.add_argument("--leduc-traversals", type=int, default=2000)
     parser.add_argument("--hunl-traversals", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
     print("| game | replies | traversals | root value sd | advantage target sd | nodes | seconds |")
     print("|---|---|---:|---:|---:|---:|---:|")

@@ -6,10 +6,11 @@
 * **Traversals**: external-sampling traversals of the ``configs/hunl_tiny_v1.yaml`` game (the
   first blueprint's, on which ``docs/BENCHMARKS.md``'s figures were measured) with
   its advantage networks (untrained weights, but marked trained so that every decision
-  asks its network). ``concurrent=1, batch=False`` is one network call per node, one
-  traversal at a time; ``concurrent=512`` runs 512 traversals at once, each split into
-  tasks at the traverser's decisions, and answers each round of queries with one call per
-  player. Both draw the same samples for the same traversal (tests/deepcfr/test_traversal.py).
+  asks its network). ``concurrent=1`` with a strategy function that answers its rows one at
+  a time is one network call per node, one traversal at a time; ``concurrent=512`` runs 512
+  traversals at once, each split into tasks at the traverser's decisions, and answers each
+  round of queries with one call per player. Both draw the same samples for the same traversal
+  (tests/deepcfr/test_traversal.py).
 * **Reservoir**: bytes per stored sample (record, packed mask, float32 targets, iteration).
 * **Training**: SGD steps per second of an advantage network at batch 1024, features
   encoded from reservoir records on the fly (as the trainer does).
@@ -23,13 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from pokerai.config import config_to_dict
 from pokerai.deepcfr.networks import weighted_mse
 from pokerai.deepcfr.reservoir import ReservoirBuffer
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
-from pokerai.deepcfr.traversal import run_traversals
+from pokerai.deepcfr.traversal import StrategyFunction, run_traversals
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,26 +50,44 @@ def trainer_for(hidden: list[int], encoding: str | None = None) -> DeepCFRTraine
     return trainer
 
 
+def one_call_per_row(strategy_fn: StrategyFunction, calls: list[int]) -> StrategyFunction:
+    """``strategy_fn`` asked once per query row (the one-call-per-node baseline); counts in ``calls[0]``."""
+
+    def strategy(
+        player: int, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        calls[0] += len(records)
+        rows = [
+            strategy_fn(player, records[row : row + 1], masks[row : row + 1]) for row in range(len(records))
+        ]
+        return np.concatenate([np.asarray(row, dtype=np.float64) for row in rows])
+
+    return strategy
+
+
 def traversal_rates(
     trainer: DeepCFRTrainer, concurrent: int, count: int, batch: bool = True
 ) -> dict[str, Any]:
     start = time.perf_counter()
     nodes = queries = calls = 0
     for player in (0, 1):
+        row_calls = [0]
+        strategy = (
+            trainer.current_strategy if batch else one_call_per_row(trainer.current_strategy, row_calls)
+        )
         samples = run_traversals(
             trainer.game,
             trainer.encoder,
-            trainer.current_strategy,
+            strategy,
             traverser=player,
             count=count,
             iteration=1,
             seed=0,
             concurrent=concurrent,
-            batch=batch,
         )
         nodes += samples.nodes
         queries += samples.queries
-        calls += samples.calls
+        calls += samples.calls if batch else row_calls[0]
     seconds = time.perf_counter() - start
     return {"nodes_per_s": nodes / seconds, "traversals_per_s": 2 * count / seconds, "calls": calls,
             "queries": queries, "nodes_per_traversal": nodes / (2 * count)}  # fmt: skip

@@ -22,16 +22,15 @@ compact information record, id of its legal mask) at each decision. At a travers
 also carries the children, which start at once as tasks of their own, so a traversal has as
 many queries in flight as its tree is wide, and the number of rounds follows the number of
 opponent decisions on a path rather than the size of the tree. Each round answers all
-waiting queries of a player with **one** call of ``strategy_fn`` on the stacked records;
-``batch=False`` (one call per query) with ``concurrent=1`` is the one-call-per-node
-baseline for benchmarks.
+waiting queries of a player with **one** call of ``strategy_fn`` on the stacked records
+(a ``strategy_fn`` that answers its rows one at a time is the one-call-per-node baseline of
+``benchmarks/bench_deepcfr_traversal.py``).
 
 Randomness comes from a 64-bit key per task: the root key is drawn from a generator seeded
 by ``(seed, traverser, iteration, traversal index)``; each chance draw or opponent sample
 advances the key with SplitMix64, and the child for slot ``a`` of a traverser decision gets
 a key mixed from its parent's and ``a``. The samples are therefore a function of the seed
-and the path alone: batched and unbatched runs, with any number of concurrent traversals,
-produce the same samples.
+and the path alone: runs with any number of concurrent traversals produce the same samples.
 """
 
 from __future__ import annotations
@@ -281,6 +280,206 @@ class _Task:
         self.pending = 0
 
 
+class _LegalMasks:
+    """The distinct legal masks seen in a run (a handful), each with an id, cached by legal actions."""
+
+    def __init__(self, num_slots: int) -> None:
+        self.num_slots = num_slots
+        self.ids: dict[Any, tuple[tuple[int, ...], int]] = {}
+        self.rows: list[list[bool]] = []
+        self._table = np.zeros((0, num_slots), dtype=bool)
+
+    def node_slots(self, state: Any) -> tuple[tuple[int, ...], int]:
+        """A decision's legal slots (ascending) and the id of its legal mask."""
+        legal = state.legal_actions()
+        key = legal if type(legal) is tuple else tuple(legal)
+        found = self.ids.get(key)
+        if found is None:
+            slots = tuple(int(slot) for slot in np.flatnonzero(legal_mask(state, self.num_slots)))
+            found = self.ids.get(slots)
+            if found is None:
+                row = [False] * self.num_slots
+                for slot in slots:
+                    row[slot] = True
+                found = (slots, len(self.rows))
+                self.rows.append(row)
+                self.ids[slots] = found
+            self.ids[key] = found
+        return found
+
+    def table(self) -> npt.NDArray[np.bool_]:
+        """bool ``[num_masks, num_slots]``: row ``i`` is the mask of id ``i``."""
+        if len(self._table) < len(self.rows):
+            self._table = np.array(self.rows, dtype=bool).reshape(len(self.rows), self.num_slots)
+        return self._table
+
+
+class _Scheduler:
+    """The tasks of a run's traversals: started, suspended on queries, resumed with answers.
+
+    Tasks are resumed as soon as they have all they wait for (their strategy and, at a traverser
+    decision, their children's values), so one answered round can run many tasks on to their
+    next query; those wait for the next round.
+    """
+
+    def __init__(self, traverser: int, record: Callable[[Any, int], Any], num_slots: int, count: int,
+                 enumerate_chance: bool, all_in_equity: bool, terminal_responses: bool) -> None:  # fmt: skip
+        self.traverser = traverser
+        self.record = record
+        self.num_slots = num_slots
+        self.enumerate_chance = enumerate_chance
+        self.all_in_equity = all_in_equity
+        self.terminal_responses = terminal_responses
+        self.masks = _LegalMasks(num_slots)
+        self.advantage_samples: list[list[tuple[int, list[float]]]] = [[] for _ in range(count)]
+        self.strategy_samples: list[list[int]] = [[] for _ in range(count)]
+        self.root_values = np.zeros(count)
+        self.live = 0
+        self.waiting: list[_Task] = []
+
+    def spawn(self, state: Any, key: int, parent: _Task | None, slot: int, root: int) -> None:
+        """Start the task that traverses below ``state`` and run it to its first query."""
+        generator = _traverse(
+            state,
+            self.traverser,
+            self.record,
+            self.masks.node_slots,
+            self.num_slots,
+            key,
+            self.advantage_samples[root],
+            self.strategy_samples[root],
+            self.enumerate_chance,
+            self.all_in_equity,
+            self.terminal_responses,
+        )
+        self.advance(_Task(generator, parent, slot, root), None)
+
+    def advance(self, task: _Task, reply: _Reply | None) -> None:
+        """Resume ``task`` with ``reply`` to its next query (spawning its children) or its end."""
+        try:
+            query = task.generator.send(reply)  # type: ignore[arg-type]  # None starts the generator
+        except StopIteration as finished:
+            self.finish(task, finished.value)
+            return
+        task.query = query
+        if query[0] == CHANCE:  # an enumerated chance node waits for its children only
+            task.answer = (-1, [], 0.0)
+        else:
+            self.waiting.append(task)
+        children = query[3]
+        if children is None:
+            task.pending = 1
+            return
+        values = task.values = [0.0] * len(children)
+        running = []
+        for slot, (child, key) in enumerate(children):
+            if child.current_player() == TERMINAL:  # e.g. a fold: valued here, without a task
+                returns = child.expected_returns() if self.all_in_equity else child.returns()
+                values[slot] = float(returns[self.traverser])
+            else:
+                running.append((slot, child, key))
+        # Those children, and the strategy; an enumerated chance node's extra count is a
+        # guard released below, so that children finishing during the loop cannot resume it.
+        task.pending = len(running) + 1
+        root = task.root
+        for slot, child, key in running:
+            self.spawn(child, key, task, slot, root)
+        if query[0] == CHANCE:
+            task.pending -= 1
+            if task.pending == 0:
+                self.advance(task, (task.answer, values))  # type: ignore[arg-type]
+
+    def finish(self, task: _Task, value: float) -> None:
+        """Hand a finished task's ``value`` to its parent (resumed if that was all it waited for)."""
+        parent = task.parent
+        if parent is None:
+            self.root_values[task.root] = value
+            self.live -= 1
+            return
+        parent.values[task.slot] = value
+        parent.pending -= 1
+        if parent.pending == 0:
+            assert parent.answer is not None
+            self.advance(parent, (parent.answer, parent.values))
+
+    def take_round(self) -> list[list[_Task]]:
+        """The waiting tasks by player, grouped before any is answered: an answer can resume a task
+        that then yields its next query, which belongs to the next round."""
+        groups: list[list[_Task]] = [[], []]
+        for task in self.waiting:
+            assert task.query is not None
+            groups[task.query[0]].append(task)
+        self.waiting.clear()
+        return groups
+
+
+class _QueryLog:
+    """Every query's record, strategy, player and mask id, in the order asked: one array per group."""
+
+    def __init__(self) -> None:
+        self.records: list[npt.NDArray[Any]] = []
+        self.strategies: list[npt.NDArray[np.float64]] = []
+        self.players: list[int] = []
+        self.sizes: list[int] = []
+        self.mask_ids: list[int] = []
+        self.queries = 0
+        self.calls = 0
+
+    def answer(self, scheduler: _Scheduler, player: int, group: list[_Task], strategy_fn: StrategyFunction,
+               record_dtype: np.dtype[Any]) -> None:  # fmt: skip
+        """Answer ``player``'s ``group`` of queries with one call of ``strategy_fn``, resuming each
+        task that waited for nothing else."""
+        asked = [task.query for task in group]
+        records = np.array([query[1] for query in asked], dtype=record_dtype)  # type: ignore[index]
+        ids = [query[2] for query in asked]  # type: ignore[index]
+        strategies = np.asarray(strategy_fn(player, records, scheduler.masks.table()[ids]), dtype=np.float64)
+        self.calls += 1
+        self.records.append(records)
+        self.strategies.append(strategies)
+        self.players.append(player)
+        self.sizes.append(len(group))
+        self.mask_ids.extend(ids)
+        # Strategies as lists (cheap to read one by one) and their sums as numpy sums them.
+        totals = strategies.sum(axis=1).tolist()
+        for index, (task, strategy, total) in enumerate(
+            zip(group, strategies.tolist(), totals, strict=True), self.queries
+        ):
+            task.answer = (index, strategy, total)
+            task.pending -= 1
+            if task.pending == 0:
+                scheduler.advance(task, (task.answer, task.values))
+        self.queries += len(group)
+
+    def samples(
+        self, scheduler: _Scheduler, record_dtype: np.dtype[Any], value_scale: float
+    ) -> TraversalSamples:
+        """The run's samples: each advantage or strategy sample joined to its query's record and mask."""
+        num_slots = scheduler.num_slots
+        mask_table = scheduler.masks.table()
+        all_records = np.concatenate(self.records) if self.records else np.zeros(0, dtype=record_dtype)
+        all_strategies = np.concatenate(self.strategies) if self.strategies else np.zeros((0, num_slots))
+        all_masks = np.asarray(self.mask_ids, dtype=np.intp)
+        all_players = np.repeat(np.asarray(self.players, dtype=np.int8), self.sizes)
+        advantage = [sample for samples in scheduler.advantage_samples for sample in samples]
+        advantage_index = np.asarray([index for index, _ in advantage], dtype=np.intp)
+        strategy_index = np.asarray(
+            [index for samples in scheduler.strategy_samples for index in samples], dtype=np.intp
+        )
+        return TraversalSamples(
+            advantage_records=all_records[advantage_index],
+            advantage_masks=mask_table[all_masks[advantage_index]],
+            advantage_targets=_stack_targets([regrets for _, regrets in advantage], num_slots, value_scale),
+            strategy_records=all_records[strategy_index],
+            strategy_masks=mask_table[all_masks[strategy_index]],
+            strategy_targets=(all_strategies[strategy_index] / 1.0).astype(np.float32),
+            strategy_players=all_players[strategy_index],
+            root_values=scheduler.root_values,
+            nodes=self.queries,
+            queries=self.queries,
+            calls=self.calls,
+        )
+
+
 def run_traversals(
     game: Any,
     encoder: RecordEncoder,
@@ -292,7 +491,6 @@ def run_traversals(
     seed: int,
     concurrent: int = 512,
     value_scale: float = 1.0,
-    batch: bool = True,
     first: int = 0,
     chance: str = "sample",
     all_in_equity: bool = False,
@@ -301,13 +499,11 @@ def run_traversals(
     """Run traversals ``first .. first + count - 1`` for ``traverser``, ``concurrent`` at a time.
 
     ``strategy_fn`` must return, for each query row, a probability vector over the slots that
-    is zero on illegal slots and sums to 1. With ``batch`` (the default) every round of
-    queries is answered with one call per player; ``batch=False`` calls ``strategy_fn``
-    once per query (the one-call-per-node baseline). Neither ``concurrent`` nor ``batch``
-    changes the samples, only their order and the number of calls. A traversal's samples
-    depend on its index, not on which call ran it, so splitting ``0 .. n - 1`` into ranges
-    run by different workers (``first``) and concatenating the results in range order gives
-    the samples of one call with ``count = n``.
+    is zero on illegal slots and sums to 1. Every round of queries is answered with one call
+    per player. ``concurrent`` does not change the samples, only their order and the number
+    of calls. A traversal's samples depend on its index, not on which call ran it, so
+    splitting ``0 .. n - 1`` into ranges run by different workers (``first``) and
+    concatenating the results in range order gives the samples of one call with ``count = n``.
 
     ``chance``: ``"sample"`` (external sampling: one outcome per chance node) or
     ``"enumerate"`` (every outcome, for games with few and equally likely ones, e.g. Leduc).
@@ -319,196 +515,36 @@ def run_traversals(
     """
     if chance not in ("sample", "enumerate"):
         raise ValueError(f"chance must be 'sample' or 'enumerate', got {chance!r}")
-    enumerate_chance = chance == "enumerate"
     if count < 0 or concurrent < 1 or first < 0:
         raise ValueError(
             f"count and first must be >= 0 and concurrent >= 1, got {count}, {first} and {concurrent}"
         )
-    num_slots = int(game.num_distinct_actions)
     record_dtype = encoder.record_dtype
-    record = encoder.record
-    advantage_samples: list[list[tuple[int, list[float]]]] = [[] for _ in range(count)]
-    strategy_samples: list[list[int]] = [[] for _ in range(count)]
-    root_values = np.zeros(count)
-    live = 0
-    waiting: list[_Task] = []
-    # Every query's record, strategy and mask, in the order asked: one array per answered group.
-    group_records: list[npt.NDArray[Any]] = []
-    group_strategies: list[npt.NDArray[np.float64]] = []
-    group_players: list[int] = []
-    group_sizes: list[int] = []
-    query_mask_ids: list[int] = []
-    calls = 0
-
-    # The distinct legal masks seen in this run (a handful), by legal-slot tuple.
-    mask_ids: dict[Any, tuple[tuple[int, ...], int]] = {}
-    mask_rows: list[list[bool]] = []
-    mask_table = np.zeros((0, num_slots), dtype=bool)
-
-    def node_slots(state: Any) -> tuple[tuple[int, ...], int]:
-        """A decision's legal slots (ascending) and the id of its legal mask, cached by legal actions."""
-        legal = state.legal_actions()
-        key = legal if type(legal) is tuple else tuple(legal)
-        found = mask_ids.get(key)
-        if found is None:
-            slots = tuple(int(slot) for slot in np.flatnonzero(legal_mask(state, num_slots)))
-            found = mask_ids.get(slots)
-            if found is None:
-                row = [False] * num_slots
-                for slot in slots:
-                    row[slot] = True
-                found = (slots, len(mask_rows))
-                mask_rows.append(row)
-                mask_ids[slots] = found
-            mask_ids[key] = found
-        return found
-
-    def spawn(state: Any, key: int, parent: _Task | None, slot: int, root: int) -> None:
-        generator = _traverse(
-            state,
-            traverser,
-            record,
-            node_slots,
-            num_slots,
-            key,
-            advantage_samples[root],
-            strategy_samples[root],
-            enumerate_chance,
-            all_in_equity,
-            terminal_responses,
-        )
-        advance(_Task(generator, parent, slot, root), None)
-
-    def advance(task: _Task, reply: _Reply | None) -> None:
-        try:
-            query = task.generator.send(reply)  # type: ignore[arg-type]  # None starts the generator
-        except StopIteration as finished:
-            finish(task, finished.value)
-            return
-        task.query = query
-        if query[0] == CHANCE:  # an enumerated chance node waits for its children only
-            task.answer = (-1, [], 0.0)
-        else:
-            waiting.append(task)
-        children = query[3]
-        if children is not None:
-            values = task.values = [0.0] * len(children)
-            running = []
-            for slot, (child, key) in enumerate(children):
-                if child.current_player() == TERMINAL:  # e.g. a fold: valued here, without a task
-                    returns = child.expected_returns() if all_in_equity else child.returns()
-                    values[slot] = float(returns[traverser])
-                else:
-                    running.append((slot, child, key))
-            # Those children, and the strategy; an enumerated chance node's extra count is a
-            # guard released below, so that children finishing during the loop cannot resume it.
-            task.pending = len(running) + 1
-            root = task.root
-            for slot, child, key in running:
-                spawn(child, key, task, slot, root)
-            if query[0] == CHANCE:
-                task.pending -= 1
-                if task.pending == 0:
-                    advance(task, (task.answer, values))  # type: ignore[arg-type]
-        else:
-            task.pending = 1
-
-    def finish(task: _Task, value: float) -> None:
-        nonlocal live
-        parent = task.parent
-        if parent is None:
-            root_values[task.root] = value
-            live -= 1
-            return
-        parent.values[task.slot] = value
-        parent.pending -= 1
-        if parent.pending == 0:
-            assert parent.answer is not None
-            advance(parent, (parent.answer, parent.values))
-
+    scheduler = _Scheduler(traverser, encoder.record, int(game.num_distinct_actions), count,
+                           chance == "enumerate", all_in_equity, terminal_responses)  # fmt: skip
+    log = _QueryLog()
     # The live tasks are many small objects without reference cycles; the cyclic collector
     # would scan them over and over (half the run time), so it is paused for the run.
     collecting = gc.isenabled()
     gc.disable()
     try:
         next_index = 0
-        queries = 0
-        while next_index < count or waiting:
-            while next_index < count and live < concurrent:
-                live += 1
+        while next_index < count or scheduler.waiting:
+            while next_index < count and scheduler.live < concurrent:
+                scheduler.live += 1
                 rng = np.random.default_rng([seed, traverser, iteration, first + next_index])
                 key = int(rng.integers(0, 1 << 63))
-                spawn(game.initial_state(), key, None, 0, next_index)
+                scheduler.spawn(game.initial_state(), key, None, 0, next_index)
                 next_index += 1
-            if not waiting:
+            if not scheduler.waiting:
                 continue
-            # Group this round's queries before answering any: an answer can resume a task that
-            # then yields its next query, which belongs to the next round.
-            groups: list[list[_Task]] = [[], []]
-            for task in waiting:
-                assert task.query is not None
-                groups[task.query[0]].append(task)
-            waiting.clear()
-            if len(mask_table) < len(mask_rows):
-                mask_table = np.array(mask_rows, dtype=bool).reshape(len(mask_rows), num_slots)
-            for player, group in enumerate(groups):
-                if not group:
-                    continue
-                asked = [task.query for task in group]
-                records = np.array([query[1] for query in asked], dtype=record_dtype)  # type: ignore[index]
-                ids = [query[2] for query in asked]  # type: ignore[index]
-                masks = mask_table[ids]
-                if batch:
-                    strategies = np.asarray(strategy_fn(player, records, masks), dtype=np.float64)
-                    calls += 1
-                else:
-                    rows = [
-                        strategy_fn(player, records[row : row + 1], masks[row : row + 1])
-                        for row in range(len(group))
-                    ]
-                    strategies = np.concatenate([np.asarray(row, dtype=np.float64) for row in rows])
-                    calls += len(group)
-                group_records.append(records)
-                group_strategies.append(strategies)
-                group_players.append(player)
-                group_sizes.append(len(group))
-                query_mask_ids.extend(ids)
-                # Strategies as lists (cheap to read one by one) and their sums as numpy sums them.
-                totals = strategies.sum(axis=1).tolist()
-                for index, (task, strategy, total) in enumerate(
-                    zip(group, strategies.tolist(), totals, strict=True), queries
-                ):
-                    task.answer = (index, strategy, total)
-                    task.pending -= 1
-                    if task.pending == 0:
-                        advance(task, (task.answer, task.values))
-                queries += len(group)
+            for player, group in enumerate(scheduler.take_round()):
+                if group:
+                    log.answer(scheduler, player, group, strategy_fn, record_dtype)
     finally:
         if collecting:
             gc.enable()
-
-    if len(mask_table) < len(mask_rows):
-        mask_table = np.array(mask_rows, dtype=bool).reshape(len(mask_rows), num_slots)
-    all_records = np.concatenate(group_records) if group_records else np.zeros(0, dtype=record_dtype)
-    all_strategies = np.concatenate(group_strategies) if group_strategies else np.zeros((0, num_slots))
-    all_masks = np.asarray(query_mask_ids, dtype=np.intp)
-    all_players = np.repeat(np.asarray(group_players, dtype=np.int8), group_sizes)
-    advantage = [sample for samples in advantage_samples for sample in samples]
-    advantage_index = np.asarray([index for index, _ in advantage], dtype=np.intp)
-    strategy_index = np.asarray([index for samples in strategy_samples for index in samples], dtype=np.intp)
-    return TraversalSamples(
-        advantage_records=all_records[advantage_index],
-        advantage_masks=mask_table[all_masks[advantage_index]],
-        advantage_targets=_stack_targets([regrets for _, regrets in advantage], num_slots, value_scale),
-        strategy_records=all_records[strategy_index],
-        strategy_masks=mask_table[all_masks[strategy_index]],
-        strategy_targets=(all_strategies[strategy_index] / 1.0).astype(np.float32),
-        strategy_players=all_players[strategy_index],
-        root_values=root_values,
-        nodes=queries,
-        queries=queries,
-        calls=calls,
-    )
+    return log.samples(scheduler, record_dtype, value_scale)
 
 
 def _stack_targets(rows: list[list[float]], num_slots: int, scale: float) -> npt.NDArray[np.float32]:

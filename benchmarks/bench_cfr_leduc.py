@@ -102,7 +102,7 @@ def time_to_targets(
 
 def plot_curves(curves: dict[str, list[CurvePoint]], path: Path, title: str) -> None:
     """Exploitability against seconds of iterations, both on log scales, one line per solver."""
-    from plots import new_figure, save_figure  # benchmarks/plots.py, beside this script
+    from plots import label_axes, new_figure, save_figure  # benchmarks/plots.py, beside this script
 
     figure, axes = new_figure()
     styles = {"pokerai": ("-", None), "OpenSpiel C++": ("--", "o"), "OpenSpiel Python": (":", "s")}
@@ -114,11 +114,12 @@ def plot_curves(curves: dict[str, list[CurvePoint]], path: Path, title: str) -> 
         axes.plot(*zip(*points, strict=True), linestyle=linestyle, marker=marker, markersize=4, label=label)
     axes.set_xscale("log")
     axes.set_yscale("log")
-    axes.set_xlabel("seconds of iterations (one core; exploitability evaluation not timed)")
-    axes.set_ylabel("exploitability (NashConv / 2, chips per game)")
-    axes.set_title(title)
-    axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8)
+    label_axes(
+        axes,
+        "seconds of iterations (one core; exploitability evaluation not timed)",
+        "exploitability (NashConv / 2, chips per game)",
+        title,
+    )
     save_figure(figure, path)
 
 

@@ -142,7 +142,7 @@ def run_open_spiel(budgets: list[float]) -> list[dict[str, Any]]:
 
 def plot_rows(rows: list[dict[str, Any]], path: Path) -> None:
     """One line per solver through its evaluation points: exploitability (log) against training seconds."""
-    from plots import new_figure, save_figure  # benchmarks/plots.py, beside this script
+    from plots import label_axes, new_figure, save_figure  # benchmarks/plots.py, beside this script
 
     figure, axes = new_figure()
     for solver in dict.fromkeys(row["solver"] for row in rows):
@@ -154,11 +154,12 @@ def plot_rows(rows: list[dict[str, Any]], path: Path) -> None:
         for x, y, count in points:
             axes.annotate(f"{count:,} it.", (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
     axes.set_yscale("log")
-    axes.set_xlabel("training seconds (traversals, network fits, policy fit; evaluation not timed)")
-    axes.set_ylabel("exploitability of the policy network (NashConv / 2)")
-    axes.set_title("Deep CFR on Leduc hold'em: pokerai against OpenSpiel (one run)")
-    axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8)
+    label_axes(
+        axes,
+        "training seconds (traversals, network fits, policy fit; evaluation not timed)",
+        "exploitability of the policy network (NashConv / 2)",
+        "Deep CFR on Leduc hold'em: pokerai against OpenSpiel (one run)",
+    )
     save_figure(figure, path)
 
 

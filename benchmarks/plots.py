@@ -19,6 +19,15 @@ def new_figure() -> tuple[Any, Any]:
     return plt.subplots(figsize=(8, 5.5))
 
 
+def label_axes(axes: Any, xlabel: str, ylabel: str, title: str) -> None:
+    """The benchmarks' axis labels, title, grid (major and minor lines) and legend."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+
+
 def save_figure(figure: Any, path: Path) -> None:
     """Write ``figure`` to ``path`` (creating its folder), close it and say where it went."""
     import matplotlib.pyplot as plt

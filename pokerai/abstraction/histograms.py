@@ -77,6 +77,64 @@ def _rank_with_board(
     return rank
 
 
+@njit(cache=True)
+def _rank_river_holes(
+    board: npt.NDArray[np.uint8],
+    card_key: npt.NDArray[np.int64],
+    nonflush7: npt.NDArray[np.uint16],
+    flush: npt.NDArray[np.uint16],
+    holes: npt.NDArray[np.int64],
+    ranks: npt.NDArray[np.int64],
+) -> int:
+    """Every hole pair off the 5-card ``board``, in card order, into ``holes`` [1081, 2]
+    and its evaluator rank with the board into ``ranks`` [1081]; returns how many (1081)."""
+    used = np.uint64(0)
+    board_key = 0
+    for card in board:
+        used |= np.uint64(1) << np.uint64(card)
+        board_key += card_key[card]
+    count = 0
+    for first in range(52):
+        if (used >> np.uint64(first)) & np.uint64(1):
+            continue
+        for second in range(first + 1, 52):
+            if (used >> np.uint64(second)) & np.uint64(1):
+                continue
+            holes[count, 0] = first
+            holes[count, 1] = second
+            ranks[count] = _rank_with_board(first, second, board, board_key, card_key, nonflush7, flush)
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _tie_group_end(
+    ranks: npt.NDArray[np.int64], order: npt.NDArray[np.int64], position: int, count: int
+) -> int:
+    """The end of the run of equal ranks that starts at ``order[position]`` (``ranks[order]`` ascending)."""
+    end = position
+    while end < count and ranks[order[end]] == ranks[order[position]]:
+        end += 1
+    return end
+
+
+@njit(cache=True)
+def _river_hand_indices(
+    board: npt.NDArray[np.uint8],
+    holes: npt.NDArray[np.int64],
+    count: int,
+    river_tables: tuple,
+    out: npt.NDArray[np.int64],
+) -> None:
+    """The canonical river index of hole pair ``holes[h]`` with ``board`` into ``out[h]``, h < ``count``."""
+    hand = np.empty(7, dtype=np.uint8)
+    hand[2:] = board
+    for h in range(count):
+        hand[0] = holes[h, 0]
+        hand[1] = holes[h, 1]
+        out[h] = index_hand(hand, *river_tables)
+
+
 @njit(cache=True, parallel=True)
 def _river_pass(
     first_board: int,
@@ -95,10 +153,10 @@ def _river_pass(
 ) -> None:
     for chunk in prange(num_chunks):
         board = np.empty(5, dtype=np.uint8)
-        hand = np.empty(7, dtype=np.uint8)
         holes = np.empty((_HOLES_PER_BOARD, 2), dtype=np.int64)
         ranks = np.empty(_HOLES_PER_BOARD, dtype=np.int64)
         numerator = np.empty(_HOLES_PER_BOARD, dtype=np.int64)
+        river_index = np.empty(_HOLES_PER_BOARD, dtype=np.int64)
         below_with = np.zeros(52, dtype=np.int64)
         tied_with = np.zeros(52, dtype=np.int64)
         start = first_board + chunk * num_boards // num_chunks
@@ -106,32 +164,13 @@ def _river_pass(
         for board_id in range(start, stop):
             unindex_hand(board_id, board, *board_tables)
             weight = board_weight[board_id]
-            used = np.uint64(0)
-            board_key = 0
-            for card in board:
-                used |= np.uint64(1) << np.uint64(card)
-                board_key += card_key[card]
-            count = 0
-            for first in range(52):
-                if (used >> np.uint64(first)) & np.uint64(1):
-                    continue
-                for second in range(first + 1, 52):
-                    if (used >> np.uint64(second)) & np.uint64(1):
-                        continue
-                    holes[count, 0] = first
-                    holes[count, 1] = second
-                    ranks[count] = _rank_with_board(
-                        first, second, board, board_key, card_key, nonflush7, flush
-                    )
-                    count += 1
+            count = _rank_river_holes(board, card_key, nonflush7, flush, holes, ranks)
             order = np.argsort(ranks)
             below_with[:] = 0
             below_total = 0
             position = 0
             while position < count:
-                end = position
-                while end < count and ranks[order[end]] == ranks[order[position]]:
-                    end += 1
+                end = _tie_group_end(ranks, order, position, count)
                 tied_with[:] = 0
                 for k in range(position, end):
                     tied_with[holes[order[k], 0]] += 1
@@ -150,11 +189,9 @@ def _river_pass(
                     below_with[holes[order[k], 1]] += 1
                 below_total += group
                 position = end
+            _river_hand_indices(board, holes, count, river_tables, river_index)
             for h in range(count):
-                hand[0] = holes[h, 0]
-                hand[1] = holes[h, 1]
-                hand[2:] = board
-                strength[index_hand(hand, *river_tables)] = numerator[h]
+                strength[river_index[h]] = numerator[h]
                 strength_mass[chunk, numerator[h]] += weight
                 preflop_sum[chunk, preflop_class[holes[h, 0], holes[h, 1]]] += weight * numerator[h]
 

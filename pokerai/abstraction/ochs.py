@@ -32,8 +32,14 @@ import numpy.typing as npt
 from numba import njit, prange
 
 from pokerai.abstraction.clustering import percentile_buckets
-from pokerai.abstraction.histograms import _rank_with_board, preflop_combos
-from pokerai.abstraction.isomorphism import board_indexer, index_hand, street_indexer, unindex_hand
+from pokerai.abstraction.histograms import (
+    _rank_river_holes,
+    _rank_with_board,
+    _river_hand_indices,
+    _tie_group_end,
+    preflop_combos,
+)
+from pokerai.abstraction.isomorphism import board_indexer, street_indexer, unindex_hand
 from pokerai.engine.evaluator import tables
 
 _HOLES_PER_BOARD = 1081  # C(47, 2)
@@ -148,7 +154,6 @@ def _board_features(
     """
     for local in prange(num_boards):
         board = np.empty(5, dtype=np.uint8)
-        hand = np.empty(7, dtype=np.uint8)
         holes = np.empty((_HOLES_PER_BOARD, 2), dtype=np.int64)
         ranks = np.empty(_HOLES_PER_BOARD, dtype=np.int64)
         hole_cluster = np.empty(_HOLES_PER_BOARD, dtype=np.int64)
@@ -160,34 +165,20 @@ def _board_features(
         below = np.zeros(num_clusters, dtype=np.int64)
         tied = np.zeros(num_clusters, dtype=np.int64)
         unindex_hand(first_board + local, board, *board_tables)
-        used = np.uint64(0)
-        board_key = 0
-        for card in board:
-            used |= np.uint64(1) << np.uint64(card)
-            board_key += card_key[card]
-        count = 0
-        for first in range(52):
-            if (used >> np.uint64(first)) & np.uint64(1):
-                continue
-            for second in range(first + 1, 52):
-                if (used >> np.uint64(second)) & np.uint64(1):
-                    continue
-                holes[count, 0] = first
-                holes[count, 1] = second
-                ranks[count] = _rank_with_board(first, second, board, board_key, card_key, nonflush7, flush)
-                cluster = pair_cluster[first, second]
-                hole_cluster[count] = cluster
-                with_card[first, cluster] += 1
-                with_card[second, cluster] += 1
-                cluster_size[cluster] += 1
-                count += 1
+        count = _rank_river_holes(board, card_key, nonflush7, flush, holes, ranks)
+        for h in range(count):
+            first = holes[h, 0]
+            second = holes[h, 1]
+            cluster = pair_cluster[first, second]
+            hole_cluster[h] = cluster
+            with_card[first, cluster] += 1
+            with_card[second, cluster] += 1
+            cluster_size[cluster] += 1
         order = np.argsort(ranks)
         base = local * _HOLES_PER_BOARD
         position = 0
         while position < count:
-            end = position
-            while end < count and ranks[order[end]] == ranks[order[position]]:
-                end += 1
+            end = _tie_group_end(ranks, order, position, count)
             for k in range(position, end):
                 h = order[k]
                 cluster = hole_cluster[h]
@@ -218,11 +209,7 @@ def _board_features(
                 tied_with[holes[h, 1], cluster] = 0
             tied[:] = 0
             position = end
-        for h in range(count):
-            hand[0] = holes[h, 0]
-            hand[1] = holes[h, 1]
-            hand[2:] = board
-            indices[base + h] = index_hand(hand, *river_tables)
+        _river_hand_indices(board, holes, count, river_tables, indices[base : base + count])
 
 
 @njit(cache=True, parallel=True)

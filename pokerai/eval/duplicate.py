@@ -303,8 +303,19 @@ def run_chunks(
 # ---------------------------------------------------------------------- the match
 
 
+@dataclass(frozen=True, kw_only=True)
 class ScoredMatch:
-    """Read-outs shared by match results; subclasses give ``estimate`` (mbb/hand with its CI)."""
+    """What match results share: the run's settings and timing, the AIVAT estimates of each hand,
+    and the read-outs; subclasses give ``estimate`` (mbb/hand with its CI) and ``hands``."""
+
+    seed: int
+    workers: int
+    big_blind: int
+    seconds: float
+    aivat_results: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    """The AIVAT estimate of each hand, float64, shaped like the plain results (None without AIVAT)."""
+    aivat_seconds: float = 0.0
+    """Seconds spent on the AIVAT estimates, summed over the workers."""
 
     @property
     def estimate(self) -> Estimate:
@@ -324,27 +335,30 @@ class ScoredMatch:
         """Hands per second (infinite for a run too short to time)."""
         return hands / seconds if seconds > 0 else math.inf
 
+    @staticmethod
+    def aivat_summary(
+        plain: npt.NDArray[Any], corrected: npt.NDArray[np.float64], scale: float
+    ) -> AIVATSummary:
+        """The AIVAT estimate of ``corrected`` (per unit, times ``scale``) with its 95% interval, and
+        the share of the variance of ``plain``, the same units' plain results, that it removes."""
+        estimate = mean_ci95(corrected, scale)
+        removed = variance_reduction(plain, corrected)
+        return AIVATSummary(estimate.mean, (estimate.low, estimate.high), removed)
+
 
 @dataclass(frozen=True)
 class DuplicateResult(ScoredMatch):
     """The outcome of a duplicate match, from agent A's side.
 
     ``a_results`` is int64 ``[pairs, hands per pair]``: A's chips won in each hand of
-    each pair (2 hands, or 4 with swapped cards).
+    each pair (2 hands, or 4 with swapped cards); ``aivat_results`` holds A's AIVAT estimates
+    in the same shape.
     """
 
     a: str
     b: str
     pairs: int
-    seed: int
-    workers: int
-    big_blind: int
     a_results: npt.NDArray[np.int64] = field(repr=False)
-    seconds: float
-    aivat_results: npt.NDArray[np.float64] | None = field(default=None, repr=False)
-    """A's AIVAT estimate of each hand, float64 like ``a_results`` (None without AIVAT)."""
-    aivat_seconds: float = 0.0
-    """Seconds spent on the AIVAT estimates, summed over the workers."""
 
     @property
     def hands(self) -> int:
@@ -378,12 +392,8 @@ class DuplicateResult(ScoredMatch):
         estimate's variance it removes; None without AIVAT."""
         if self.aivat_results is None:
             return None
-        corrected = self.aivat_results.sum(axis=1)
-        estimate = mean_ci95(corrected, self._scale / self.hands_per_pair)
-        return AIVATSummary(
-            estimate.mean,
-            (estimate.low, estimate.high),
-            variance_reduction(self.a_results.sum(axis=1), corrected),
+        return self.aivat_summary(
+            self.a_results.sum(axis=1), self.aivat_results.sum(axis=1), self._scale / self.hands_per_pair
         )
 
     def to_json(self) -> dict[str, Any]:

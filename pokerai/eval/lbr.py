@@ -70,7 +70,7 @@ from pokerai.agents.base import Agent, Observation
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
-from pokerai.eval.aivat import AIVATConfig, AIVATSummary, hand_aivat, knows_policy, variance_reduction
+from pokerai.eval.aivat import AIVATConfig, AIVATSummary, hand_aivat, knows_policy
 from pokerai.eval.duplicate import (
     AIVAT_STREAM,
     Estimate,
@@ -343,20 +343,13 @@ class LocalBestResponse(Agent):
 
 @dataclass(frozen=True)
 class LBRResult(ScoredMatch):
-    """LBR's winnings against ``target``: ``exploiter_results`` int64 [hands], chips per hand."""
+    """LBR's winnings against ``target``: ``exploiter_results`` int64 [hands], chips per hand, and
+    ``aivat_results`` LBR's AIVAT estimates, float64 [hands]."""
 
     target: str
     hands: int
-    seed: int
-    workers: int
-    big_blind: int
     config: LBRConfig
     exploiter_results: npt.NDArray[np.int64] = field(repr=False)
-    seconds: float
-    aivat_results: npt.NDArray[np.float64] | None = field(default=None, repr=False)
-    """LBR's AIVAT estimate of each hand, float64 [hands] (None without AIVAT)."""
-    aivat_seconds: float = 0.0
-    """Seconds spent on the AIVAT estimates, summed over the workers."""
 
     @property
     def estimate(self) -> Estimate:
@@ -368,12 +361,7 @@ class LBRResult(ScoredMatch):
         estimate's variance it removes; None without AIVAT."""
         if self.aivat_results is None:
             return None
-        estimate = mean_ci95(self.aivat_results, 1000.0 / self.big_blind)
-        return AIVATSummary(
-            estimate.mean,
-            (estimate.low, estimate.high),
-            variance_reduction(self.exploiter_results, self.aivat_results),
-        )
+        return self.aivat_summary(self.exploiter_results, self.aivat_results, 1000.0 / self.big_blind)
 
     @property
     def hands_per_second(self) -> float:

@@ -280,37 +280,31 @@ def unindex_hand(
 
 
 @njit(cache=True, parallel=True)
-def _index_many(
-    cards: npt.NDArray[np.uint8],
-    rounds: npt.NDArray[np.int64],
-    config_keys: npt.NDArray[np.int64],
-    config_offsets: npt.NDArray[np.int64],
-    config_codes: npt.NDArray[np.int64],
-    shape_sizes: npt.NDArray[np.int64],
-    binomial: npt.NDArray[np.int64],
-    mask_tables: npt.NDArray[np.int64],
-) -> npt.NDArray[np.int64]:
+def _index_many(cards: npt.NDArray[np.uint8], tables: tuple) -> npt.NDArray[np.int64]:
     result = np.empty(cards.shape[0], dtype=np.int64)
     for row in prange(cards.shape[0]):
-        result[row] = index_hand(
-            cards[row], rounds, config_keys, config_offsets, config_codes, shape_sizes, binomial, mask_tables
-        )
+        result[row] = index_hand(cards[row], *tables)
+    return result
+
+
+@njit(cache=True)
+def index_hands_serial(cards: npt.NDArray[np.uint8], tables: tuple) -> npt.NDArray[np.int64]:
+    """Indices (int64 [N]) of hands ``cards`` [N, k] with an indexer's ``index_tables``, on one thread.
+
+    Unlike :meth:`HandIndexer.index`, whose parallel kernel starts numba's OpenMP pool (which
+    raises the OpenMP thread count torch shares to the number of cores), and unchecked.
+    """
+    result = np.empty(cards.shape[0], dtype=np.int64)
+    for row in range(cards.shape[0]):
+        result[row] = index_hand(cards[row], *tables)
     return result
 
 
 @njit(cache=True, parallel=True)
-def _unindex_many(
-    indices: npt.NDArray[np.int64],
-    num_cards: int,
-    rounds: npt.NDArray[np.int64],
-    config_offsets: npt.NDArray[np.int64],
-    config_codes: npt.NDArray[np.int64],
-    shape_sizes: npt.NDArray[np.int64],
-    binomial: npt.NDArray[np.int64],
-) -> npt.NDArray[np.uint8]:
+def _unindex_many(indices: npt.NDArray[np.int64], num_cards: int, tables: tuple) -> npt.NDArray[np.uint8]:
     out = np.empty((indices.shape[0], num_cards), dtype=np.uint8)
     for row in prange(indices.shape[0]):
-        unindex_hand(indices[row], out[row], rounds, config_offsets, config_codes, shape_sizes, binomial)
+        unindex_hand(indices[row], out[row], *tables)
     return out
 
 
@@ -424,7 +418,7 @@ class HandIndexer:
     def index(self, cards: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Indices (int64 [N], or a 0-d array for one hand) of hands given as card ids."""
         array, single = self._check_cards(cards)
-        result = _index_many(array, *self.index_tables)
+        result = _index_many(array, self.index_tables)
         return result[0] if single else result
 
     def unindex(self, indices: npt.ArrayLike) -> npt.NDArray[np.uint8]:
@@ -436,7 +430,7 @@ class HandIndexer:
             not np.issubdtype(array.dtype, np.integer) or array.min() < 0 or array.max() >= self.size
         ):
             raise ValueError(f"indices must be integers from 0 to {self.size - 1}")
-        hands = _unindex_many(array.astype(np.int64), self.num_cards, *self.unindex_tables)
+        hands = _unindex_many(array.astype(np.int64), self.num_cards, self.unindex_tables)
         return hands[0] if single else hands
 
     def canonical(self, cards: npt.ArrayLike) -> npt.NDArray[np.uint8]:

@@ -9,7 +9,7 @@ block of a ``[num_infosets, num_actions]`` table is one contiguous slice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -95,6 +95,116 @@ class GameTree:
         return cache
 
 
+@dataclass
+class _Nodes:
+    """A tree's nodes as they are enumerated: one entry per node in each list, in node order."""
+
+    game: Game
+    kinds: list[int] = field(default_factory=list)
+    players: list[int] = field(default_factory=list)
+    infoset_of_node: list[str | None] = field(default_factory=list)
+    first_child: list[int] = field(default_factory=list)
+    num_children: list[int] = field(default_factory=list)
+    parents: list[int] = field(default_factory=lambda: [-1])
+    actions: list[int] = field(default_factory=lambda: [-1])
+    chance_probabilities: list[float] = field(default_factory=lambda: [1.0])
+    utilities: list[float] = field(default_factory=list)
+    depths: list[int] = field(default_factory=lambda: [0])
+    infoset_order: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> (player, first seen)
+    names: dict[str, dict[int, str]] = field(default_factory=dict)
+
+    def enqueue(self, queue: list[State], node: int, state: State, action: int, probability: float) -> None:
+        """Append ``state``, the child of ``node`` by ``action``, to the breadth-first ``queue``."""
+        queue.append(state)
+        self.parents.append(node)
+        self.actions.append(action)
+        self.chance_probabilities.append(probability)
+        self.depths.append(self.depths[node] + 1)
+
+    def add_terminal(self, state: State, next_index: int) -> None:
+        returns = state.returns()
+        if abs(returns[0] + returns[1]) > 1e-12:
+            raise ValueError(f"{self.game.name} is not zero-sum: returns {returns} at {state}")
+        self.kinds.append(TERMINAL_NODE)
+        self.players.append(-1)
+        self.infoset_of_node.append(None)
+        self.utilities.append(float(returns[0]))
+        self.first_child.append(next_index)
+        self.num_children.append(0)
+
+    def add_chance(self, queue: list[State], node: int, state: State) -> None:
+        outcomes = list(state.chance_outcomes())
+        total = sum(p for _, p in outcomes)
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"{self.game.name}: chance probabilities sum to {total} at {state}")
+        self.kinds.append(CHANCE_NODE)
+        self.players.append(-1)
+        self.infoset_of_node.append(None)
+        self.num_children.append(len(outcomes))
+        for outcome, probability in outcomes:
+            self.enqueue(queue, node, state.child(outcome), outcome, float(probability))
+
+    def add_decision(self, queue: list[State], node: int, state: State) -> None:
+        player = state.current_player()
+        key = state.information_state_key(player)
+        legal = list(state.legal_actions())
+        if key not in self.infoset_order:
+            self.infoset_order[key] = (player, len(self.infoset_order))
+            self.names[key] = {a: state.action_name(a) for a in legal}
+        elif list(self.names[key]) != legal or self.infoset_order[key][0] != player:
+            raise ValueError(f"{self.game.name}: information set {key!r} has inconsistent actions")
+        self.kinds.append(DECISION_NODE)
+        self.players.append(player)
+        self.infoset_of_node.append(key)
+        self.num_children.append(len(legal))
+        for a in legal:
+            self.enqueue(queue, node, state.child(a), a, 1.0)
+
+    def depth_first_decisions(self) -> list[int]:
+        """The decision nodes in depth-first order, children left to right."""
+        depth_first: list[int] = []
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            if self.kinds[node] == DECISION_NODE:
+                depth_first.append(node)
+            first = self.first_child[node]
+            stack.extend(range(first + self.num_children[node] - 1, first - 1, -1))
+        return depth_first
+
+    def tree(self) -> GameTree:
+        """The enumerated nodes as a ``GameTree``."""
+        infoset_order = self.infoset_order
+        names = self.names
+        # Player 0's information sets first, each block in order of first appearance.
+        keys = sorted(infoset_order, key=lambda k: infoset_order[k])
+        index = {key: i for i, key in enumerate(keys)}
+        infoset_player = np.array([infoset_order[k][0] for k in keys], dtype=np.int8)
+        legal_mask = np.zeros((len(keys), self.game.num_distinct_actions), dtype=np.bool_)
+        for i, key in enumerate(keys):
+            legal_mask[i, list(names[key])] = True
+        num_player0 = int(np.sum(infoset_player == 0))
+        return GameTree(
+            game=self.game,
+            kind=np.array(self.kinds, dtype=np.int8),
+            player=np.array(self.players, dtype=np.int8),
+            infoset=np.array([-1 if k is None else index[k] for k in self.infoset_of_node], dtype=np.int32),
+            first_child=np.array(self.first_child, dtype=np.int32),
+            num_children=np.array(self.num_children, dtype=np.int32),
+            parent=np.array(self.parents, dtype=np.int32),
+            action=np.array(self.actions, dtype=np.int32),
+            chance_probability=np.array(self.chance_probabilities, dtype=np.float64),
+            utility=np.array(self.utilities, dtype=np.float64),
+            depth=np.array(self.depths, dtype=np.int32),
+            infoset_keys=tuple(keys),
+            infoset_player=infoset_player,
+            legal_mask=legal_mask,
+            action_names=tuple(names[k] for k in keys),
+            player_slices=(slice(0, num_player0), slice(num_player0, len(keys))),
+            depth_first_decisions=np.array(self.depth_first_decisions(), dtype=np.int32),
+        )
+
+
 def compile_tree(game: Game) -> GameTree:
     """Enumerate ``game`` breadth first into a ``GameTree``.
 
@@ -104,25 +214,9 @@ def compile_tree(game: Game) -> GameTree:
     """
     if game.num_players != 2:
         raise ValueError(f"{game.name}: tabular solvers need a two-player game")
-    kinds: list[int] = []
-    players: list[int] = []
-    infoset_of_node: list[str | None] = []
-    first_child: list[int] = []
-    num_children: list[int] = []
-    parents: list[int] = []
-    actions: list[int] = []
-    chance_probabilities: list[float] = []
-    utilities: list[float] = []
-    depths: list[int] = []
-    infoset_order: dict[str, tuple[int, int]] = {}  # key -> (player, first seen)
-    names: dict[str, dict[int, str]] = {}
-
-    # Breadth-first with explicit queues so that children get consecutive indices.
+    nodes = _Nodes(game)
+    # Breadth-first with an explicit queue so that children get consecutive indices.
     queue: list[State] = [game.initial_state()]
-    parents.append(-1)
-    actions.append(-1)
-    chance_probabilities.append(1.0)
-    depths.append(0)
     head = 0
     while head < len(queue):
         if len(queue) > MAX_TREE_NODES:
@@ -133,84 +227,12 @@ def compile_tree(game: Game) -> GameTree:
         node = head
         head += 1
         if state.is_terminal():
-            returns = state.returns()
-            if abs(returns[0] + returns[1]) > 1e-12:
-                raise ValueError(f"{game.name} is not zero-sum: returns {returns} at {state}")
-            kinds.append(TERMINAL_NODE)
-            players.append(-1)
-            infoset_of_node.append(None)
-            utilities.append(float(returns[0]))
-            first_child.append(len(queue))
-            num_children.append(0)
+            nodes.add_terminal(state, len(queue))
             continue
-        utilities.append(0.0)
-        first_child.append(len(queue))
+        nodes.utilities.append(0.0)
+        nodes.first_child.append(len(queue))
         if state.is_chance():
-            outcomes = list(state.chance_outcomes())
-            total = sum(p for _, p in outcomes)
-            if abs(total - 1.0) > 1e-9:
-                raise ValueError(f"{game.name}: chance probabilities sum to {total} at {state}")
-            kinds.append(CHANCE_NODE)
-            players.append(-1)
-            infoset_of_node.append(None)
-            num_children.append(len(outcomes))
-            for outcome, probability in outcomes:
-                queue.append(state.child(outcome))
-                parents.append(node)
-                actions.append(outcome)
-                chance_probabilities.append(float(probability))
-                depths.append(depths[node] + 1)
-            continue
-        player = state.current_player()
-        key = state.information_state_key(player)
-        legal = list(state.legal_actions())
-        if key not in infoset_order:
-            infoset_order[key] = (player, len(infoset_order))
-            names[key] = {a: state.action_name(a) for a in legal}
-        elif list(names[key]) != legal or infoset_order[key][0] != player:
-            raise ValueError(f"{game.name}: information set {key!r} has inconsistent actions")
-        kinds.append(DECISION_NODE)
-        players.append(player)
-        infoset_of_node.append(key)
-        num_children.append(len(legal))
-        for a in legal:
-            queue.append(state.child(a))
-            parents.append(node)
-            actions.append(a)
-            chance_probabilities.append(1.0)
-            depths.append(depths[node] + 1)
-
-    # Player 0's information sets first, each block in order of first appearance.
-    keys = sorted(infoset_order, key=lambda k: infoset_order[k])
-    index = {key: i for i, key in enumerate(keys)}
-    infoset_player = np.array([infoset_order[k][0] for k in keys], dtype=np.int8)
-    legal_mask = np.zeros((len(keys), game.num_distinct_actions), dtype=np.bool_)
-    for i, key in enumerate(keys):
-        legal_mask[i, list(names[key])] = True
-    num_player0 = int(np.sum(infoset_player == 0))
-    depth_first: list[int] = []
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        if kinds[node] == DECISION_NODE:
-            depth_first.append(node)
-        stack.extend(range(first_child[node] + num_children[node] - 1, first_child[node] - 1, -1))
-    return GameTree(
-        game=game,
-        kind=np.array(kinds, dtype=np.int8),
-        player=np.array(players, dtype=np.int8),
-        infoset=np.array([-1 if k is None else index[k] for k in infoset_of_node], dtype=np.int32),
-        first_child=np.array(first_child, dtype=np.int32),
-        num_children=np.array(num_children, dtype=np.int32),
-        parent=np.array(parents, dtype=np.int32),
-        action=np.array(actions, dtype=np.int32),
-        chance_probability=np.array(chance_probabilities, dtype=np.float64),
-        utility=np.array(utilities, dtype=np.float64),
-        depth=np.array(depths, dtype=np.int32),
-        infoset_keys=tuple(keys),
-        infoset_player=infoset_player,
-        legal_mask=legal_mask,
-        action_names=tuple(names[k] for k in keys),
-        player_slices=(slice(0, num_player0), slice(num_player0, len(keys))),
-        depth_first_decisions=np.array(depth_first, dtype=np.int32),
-    )
+            nodes.add_chance(queue, node, state)
+        else:
+            nodes.add_decision(queue, node, state)
+    return nodes.tree()

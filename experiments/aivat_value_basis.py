@@ -40,12 +40,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-import pokerai.eval.aivat as aivat
-import pokerai.eval.duplicate as duplicate
-from pokerai.agents.base import Agent, RangePolicy
+from pokerai.agents.base import Observation, RangePolicy
 from pokerai.agents.spec import make_agent
 from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, HUNLConfig, HUNLState
+from pokerai.eval.aivat import ALL_HANDS, AIVATConfig, child_contested, showdown_equities
+from pokerai.eval.duplicate import _play_pairs
 
 BOT = "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
 EDGES = np.array([0.35, 0.5, 0.65, 0.8])
@@ -55,102 +55,67 @@ FOLDS = 10
 CHUNK = 100
 BOARDS = 64
 
-_original_decision = aivat._decision_terms
-_original_ask = aivat._ask
-_current: dict[str, Any] = {}
-"""The hand being scored: its basis sums per candidate, the walk, the last policy asked, the
-unknown hand's equity per board length."""
 
+class BasisTerms:
+    """Records the ``decisions`` basis terms of every hand AIVAT scores (``AIVATConfig.observer``):
+    per known decision, the terms of each live candidate hand; per hand, their sums averaged with
+    AIVAT's final weights."""
 
-def _ask(agent: Agent, state: HUNLState, hands: npt.NDArray[np.int64]) -> RangePolicy:
-    policy = _original_ask(agent, state, hands)
-    _current["policy"] = policy
-    return policy
+    def __init__(self) -> None:
+        self.terms: list[npt.NDArray[np.float64]] = []
+        self.basis: npt.NDArray[np.float64] | None = None
+        self.equity: dict[int, float] = {}
 
+    def unknown_equity(self, final: HUNLState, unknown: tuple[int, int], board: Sequence[int]) -> float:
+        """The equity of the unknown seat's hand against a uniform hand on ``board``."""
+        if len(board) not in self.equity:
+            blocked = np.zeros(52, dtype=bool)
+            blocked[[*unknown, *final.board]] = True
+            hands = ALL_HANDS[~blocked[ALL_HANDS].any(axis=1)]
+            mine = showdown_equities(hands, unknown, board, 96, np.random.default_rng(7))
+            self.equity[len(board)] = 1.0 - float(mine.mean())
+        return self.equity[len(board)]
 
-def _unknown_equity(final: HUNLState, unknown: tuple[int, int], board: Sequence[int]) -> float:
-    """The equity of the unknown seat's hand against a uniform hand on ``board``."""
-    cache: dict[int, float] = _current["equity"]
-    if len(board) not in cache:
-        blocked = np.zeros(52, dtype=bool)
-        blocked[[*unknown, *final.board]] = True
-        hands = aivat.ALL_HANDS[~blocked[aivat.ALL_HANDS].any(axis=1)]
-        mine = aivat.showdown_equities(hands, unknown, board, 96, np.random.default_rng(7))
-        cache[len(board)] = 1.0 - float(mine.mean())
-    return cache[len(board)]
+    def decision(
+        self,
+        state: HUNLState,
+        action: Action,
+        policy: RangePolicy,
+        live: npt.NDArray[np.intp],
+        strength: npt.NDArray[np.float64],
+        candidates: int,
+        imaginary: int,
+        final: HUNLState,
+    ) -> None:
+        if self.basis is None:
+            self.basis = np.zeros((NUM_BASIS, candidates))
+        contested, folds = child_contested(state, policy)
+        room = min(state.config.stacks) - contested
+        row = policy.row(Observation.from_state(state), action)
+        expected = (room[~folds, None] * policy.probabilities[~folds]).sum(axis=0)
+        happened = 0.0 if row is None or folds[row] else float(room[row])
+        unknown = final.hole_cards(1 - imaginary)
+        strong = int(np.searchsorted(EDGES, self.unknown_equity(final, unknown, state.board)))
+        self.basis[state.street * (len(EDGES) + 1) + strong, live] += strength * (expected - happened)
 
-
-def _decision_terms(
-    walk: Any,
-    replay: HUNLState,
-    action: Action,
-    agents: Sequence[Agent],
-    known: Sequence[bool],
-    imaginary: int,
-    final: HUNLState,
-    player: int,
-    sign: float,
-    config: aivat.AIVATConfig,
-    ahead: Any,
-) -> Any:
-    """AIVAT's own decision term, then the ``decisions`` basis terms of the same decision."""
-    live = np.flatnonzero(walk.weights > 0)
-    strength = sign * (2.0 * walk.equity[live] - 1.0)
-    _current["policy"] = None
-    following = _original_decision(
-        walk, replay, action, agents, known, imaginary, final, player, sign, config, ahead
-    )
-    reused = ahead is not None and ahead.moves == len(replay.history)
-    policy: RangePolicy | None = ahead.policy if reused else _current["policy"]
-    if policy is None or policy.probabilities.shape[1] != len(live):
-        raise RuntimeError("the decision's policy was not captured for the live hands")
-    contested, folds = aivat._child_contested(replay, policy)
-    room = min(replay.config.stacks) - contested
-    row = policy.row(aivat.Observation.from_state(replay), action)
-    expected = (room[~folds, None] * policy.probabilities[~folds]).sum(axis=0)
-    happened = 0.0 if row is None or folds[row] else float(room[row])
-    unknown = final.hole_cards(1 - imaginary)
-    strong = int(np.searchsorted(EDGES, _unknown_equity(final, unknown, replay.board)))
-    _current["basis"][replay.street * (len(EDGES) + 1) + strong, live] += strength * (expected - happened)
-    _current["walk"] = walk
-    return following
-
-
-def _hand_aivat(
-    state: HUNLState,
-    player: int,
-    agents: Sequence[Agent],
-    rng: np.random.Generator,
-    config: aivat.AIVATConfig | None = None,
-) -> float:
-    """AIVAT's estimate, recording the hand's basis terms averaged with AIVAT's final weights."""
-    seat = player if aivat.knows_policy(agents[player]) else 1 - player
-    blocked = np.zeros(52, dtype=bool)
-    blocked[[*state.hole_cards(1 - seat), *state.board]] = True
-    candidates = int((~blocked[aivat.ALL_HANDS].any(axis=1)).sum())
-    _current.update(equity={}, walk=None, basis=np.zeros((NUM_BASIS, candidates)))
-    estimate = aivat.hand_aivat(state, player, agents, rng, config)
-    terms = np.zeros(NUM_BASIS)
-    if _current["walk"] is not None:
-        weights = _current["walk"].weights
-        kept = weights > 0
-        terms = (weights[kept] * _current["basis"][:, kept]).sum(axis=1) / weights[kept].sum()
-    _current["terms"].append(terms)
-    return estimate
+    def finish(self, weights: npt.NDArray[np.float64]) -> None:
+        terms = np.zeros(NUM_BASIS)
+        if self.basis is not None:
+            kept = weights > 0
+            terms = (weights[kept] * self.basis[:, kept]).sum(axis=1) / weights[kept].sum()
+        self.terms.append(terms)
+        self.basis, self.equity = None, {}
 
 
 def _play(task: tuple[int, int, int]) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
     seed, start, stop = task
-    aivat._decision_terms = _decision_terms
-    aivat._ask = _ask
-    duplicate.hand_aivat = _hand_aivat
-    _current["terms"] = []
-    chunk = duplicate._play_pairs(
+    observer = BasisTerms()
+    chunk = _play_pairs(
         make_agent(BOT), make_agent("heuristic"), HUNLConfig(), seed, start, stop, True, False,
-        aivat=aivat.AIVATConfig(),
+        aivat=AIVATConfig(observer=observer),
     )  # fmt: skip
     assert chunk.aivat_results is not None
-    terms = np.array(_current["terms"]).reshape(stop - start, 2, NUM_BASIS)
+    terms = np.array(observer.terms).reshape(stop - start, 2, NUM_BASIS)
     return chunk.a_results.astype(np.float64), chunk.aivat_results, terms
 
 

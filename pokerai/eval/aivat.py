@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -179,12 +179,15 @@ class AIVATConfig:
     good ones remove more variance. ``lookahead``: at a known player's decision with at
     most this many actions (fold aside) that it may take, each action's value is the
     expectation over the reply of the next player when that player's policy is known
-    too (one step ahead, :func:`hand_aivat`); 0 turns it off.
+    too (one step ahead, :func:`hand_aivat`); 0 turns it off. ``observer``: an
+    :class:`AIVATObserver` told of every known decision and of the final weights; it sees
+    the scoring and never changes it.
     """
 
     boards: int = 48
     growth: tuple[float, float, float] = (1.0, 1.0, 1.0)
     lookahead: int = 8
+    observer: AIVATObserver | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.boards, bool) or not isinstance(self.boards, int) or self.boards < 1:
@@ -272,7 +275,7 @@ def _contested(committed: Sequence[int], cap: int) -> int:
     return min(max(committed), cap)
 
 
-def _child_contested(
+def child_contested(
     state: HUNLState, policy: RangePolicy
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """For each row of ``policy`` at ``state``: the contested chips after it (float64 [A]), and
@@ -289,6 +292,30 @@ def _child_contested(
     )
     contested = np.minimum(np.maximum(mine + added, other), cap).astype(np.float64)
     return contested, policy.kinds == int(ActionKind.FOLD)
+
+
+class AIVATObserver(Protocol):
+    """Watches :func:`hand_aivat` score a hand (``AIVATConfig.observer``), e.g. to record the control
+    variates of other value functions on the same decisions; it never changes the estimate."""
+
+    def decision(
+        self,
+        state: HUNLState,
+        action: Action,
+        policy: RangePolicy,
+        live: npt.NDArray[np.intp],
+        strength: npt.NDArray[np.float64],
+        candidates: int,
+        imaginary: int,
+        final: HUNLState,
+    ) -> None:
+        """A known agent's decision at ``state`` (before ``action``): ``policy``'s columns are the
+        ``live`` candidate hands (indices into the ``candidates`` hands of the imaginary seat), each
+        of check-down strength ``strength`` (``2e − 1``, float64 [L], from the scored player's side);
+        ``final`` is the finished hand."""
+
+    def finish(self, weights: npt.NDArray[np.float64]) -> None:
+        """The hand is scored: AIVAT's final weights of the candidate hands (float64 [candidates])."""
 
 
 @dataclass
@@ -368,6 +395,8 @@ def hand_aivat(
         results = np.full(len(hands), float(state.returns()[player]))
     else:
         results = sign * (2.0 * walk.equity - 1.0) * state.committed[0]
+    if config.observer is not None:
+        config.observer.finish(walk.weights)
     kept = walk.weights > 0
     weights = walk.weights[kept]
     # Sums, not BLAS products: a multithreaded BLAS adds in another order, and the estimate must not
@@ -412,7 +441,7 @@ def _stakes(
     state: HUNLState, policy: RangePolicy, config: AIVATConfig
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """The chips at stake after each row of ``policy`` at ``state`` (float64 [A]) and which rows fold."""
-    contested, folds = _child_contested(state, policy)
+    contested, folds = child_contested(state, policy)
     return config.stake(contested, state.street, min(state.config.stacks)), folds
 
 
@@ -500,6 +529,8 @@ def _decision_terms(
         happened = np.zeros(len(live))
     else:
         happened = ahead_values[row] if row in ahead_values else value(row)
+    if config.observer is not None:
+        config.observer.decision(replay, action, policy, live, strength, len(walk.hands), imaginary, final)
     walk.terms[live] += expected - happened
     if actor == imaginary:
         walk.weights[live] *= chosen
@@ -550,8 +581,10 @@ def variance_reduction(plain: npt.ArrayLike, corrected: npt.ArrayLike) -> float:
 __all__ = [
     "ALL_HANDS",
     "AIVATConfig",
+    "AIVATObserver",
     "AIVATSummary",
     "GamePolicy",
+    "child_contested",
     "game_aivat",
     "hand_aivat",
     "knows_policy",

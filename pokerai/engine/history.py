@@ -277,9 +277,30 @@ def _parse(text: str, config: HUNLConfig, button: int, rng: np.random.Generator 
                 "expected MATCHSTATE:<position>:<hand>:<betting>:<cards> or STATE:<hand>:<betting>:<cards>"
             )
         hand_text, betting, cards_text, result_text, names_text = match.groups()
-    player_of_seat = (1 - button, button)
+    holes, board_rounds, board = _parse_cards_field(cards_text, viewer, button)
+    state = HUNLState.new(config, button, deck=_deal(holes, board, button, rng))
+    state.hole_cards_known = (
+        holes[_seat(0, button)] is not None,
+        holes[_seat(1, button)] is not None,
+    )
+    _replay_betting(state, betting)
+    if len(board_rounds) != state.street:
+        raise ValueError(
+            f"cards {cards_text!r} show {len(board_rounds)} board round(s) but the betting reaches "
+            f"the {STREET_NAMES[state.street]}"
+        )
+    hand_number = int(hand_text)
+    results: tuple[int, int] | None = None
+    names: tuple[str, str] | None = None
+    if result_text is not None and names_text is not None:
+        results, names = _parse_outcome(state, result_text, names_text, button)
+    return ACPCLine(state=state, hand_number=hand_number, viewer=viewer, results=results, names=names)
 
-    # Cards: holes by seat, then the board round by round.
+
+def _parse_cards_field(
+    cards_text: str, viewer: int | None, button: int
+) -> tuple[list[list[int] | None], list[str], list[int]]:
+    """The cards field: hole cards by seat (None where hidden), the board rounds' text, the board."""
     hole_text, *board_rounds = cards_text.split("/")
     if hole_text.count("|") != 1:
         raise ValueError(f"hole cards {hole_text!r} should be two seats split by '|'")
@@ -299,6 +320,14 @@ def _parse(text: str, config: HUNLConfig, button: int, rng: np.random.Generator 
         raise ValueError(f"the viewer's (seat {_seat(viewer, button)}) hole cards are missing")
     if viewer is None and (holes[0] is None or holes[1] is None):
         raise ValueError("a STATE line must show both seats' hole cards")
+    return holes, board_rounds, board
+
+
+def _deal(
+    holes: list[list[int] | None], board: list[int], button: int, rng: np.random.Generator | None
+) -> tuple[int, ...]:
+    """The 9-card deal (players' holes, then the board): hidden cards filled from the unused ones,
+    in card order or shuffled by ``rng``."""
     known = [card for hole in holes if hole is not None for card in hole] + board
     check_distinct(known)
     seen = set(known)
@@ -306,18 +335,16 @@ def _parse(text: str, config: HUNLConfig, button: int, rng: np.random.Generator 
     if rng is not None:
         unused = [unused[i] for i in rng.permutation(len(unused))]
     fill = iter(unused)
+    player_of_seat = (1 - button, button)
     by_player: list[list[int]] = [[], []]
     for seat in (0, 1):
         hole = holes[seat]
         by_player[player_of_seat[seat]] = hole if hole is not None else [next(fill), next(fill)]
-    deal = (*by_player[0], *by_player[1], *board, *[next(fill) for _ in range(5 - len(board))])
-    state = HUNLState.new(config, button, deck=deal)
-    state.hole_cards_known = (
-        holes[_seat(0, button)] is not None,
-        holes[_seat(1, button)] is not None,
-    )
+    return (*by_player[0], *by_player[1], *board, *[next(fill) for _ in range(5 - len(board))])
 
-    # Betting: replay every action; '/' must fall exactly where a round ends.
+
+def _replay_betting(state: HUNLState, betting: str) -> None:
+    """Replay every action of the betting field; '/' must fall exactly where a round ends."""
     rounds = betting.split("/")
     for street, round_text in enumerate(rounds):
         if street > state.street:
@@ -338,34 +365,30 @@ def _parse(text: str, config: HUNLConfig, button: int, rng: np.random.Generator 
         raise ValueError(
             f"betting {betting!r} stops in round {len(rounds)} but the state is in round {state.street + 1}"
         )
-    if len(board_rounds) != state.street:
-        raise ValueError(
-            f"cards {cards_text!r} show {len(board_rounds)} board round(s) but the betting reaches "
-            f"the {STREET_NAMES[state.street]}"
-        )
 
-    hand_number = int(hand_text)
-    results: tuple[int, int] | None = None
-    names: tuple[str, str] | None = None
-    if result_text is not None and names_text is not None:
-        if not state.is_over:
-            raise ValueError("the line has results but the hand is not over")
-        seat_results = _parse_results(result_text)
-        results_by_player = [0, 0]
-        for seat in (0, 1):
-            results_by_player[player_of_seat[seat]] = seat_results[seat]
-        results = (results_by_player[0], results_by_player[1])
-        if results != state.returns():
-            expected = "|".join(str(state.returns()[player]) for player in player_of_seat)
-            raise ValueError(f"results {result_text!r} do not match the hand, which gives {expected!r}")
-        seat_names = names_text.split("|")
-        if len(seat_names) != 2 or not all(seat_names):
-            raise ValueError(f"names {names_text!r} should be two non-empty names split by '|'")
-        names_by_player = ["", ""]
-        for seat in (0, 1):
-            names_by_player[player_of_seat[seat]] = seat_names[seat]
-        names = (names_by_player[0], names_by_player[1])
-    return ACPCLine(state=state, hand_number=hand_number, viewer=viewer, results=results, names=names)
+
+def _parse_outcome(
+    state: HUNLState, result_text: str, names_text: str, button: int
+) -> tuple[tuple[int, int], tuple[str, str]]:
+    """A STATE line's results and names, by seat in the text, as (player 0's, player 1's)."""
+    if not state.is_over:
+        raise ValueError("the line has results but the hand is not over")
+    player_of_seat = (1 - button, button)
+    seat_results = _parse_results(result_text)
+    results_by_player = [0, 0]
+    for seat in (0, 1):
+        results_by_player[player_of_seat[seat]] = seat_results[seat]
+    results = (results_by_player[0], results_by_player[1])
+    if results != state.returns():
+        expected = "|".join(str(state.returns()[player]) for player in player_of_seat)
+        raise ValueError(f"results {result_text!r} do not match the hand, which gives {expected!r}")
+    seat_names = names_text.split("|")
+    if len(seat_names) != 2 or not all(seat_names):
+        raise ValueError(f"names {names_text!r} should be two non-empty names split by '|'")
+    names_by_player = ["", ""]
+    for seat in (0, 1):
+        names_by_player[player_of_seat[seat]] = seat_names[seat]
+    return results, (names_by_player[0], names_by_player[1])
 
 
 def _parse_results(text: str) -> tuple[int, int]:

@@ -1,24 +1,29 @@
-"""Every config shipped in configs/ loads through its checker, and the shipped blueprint loads."""
+"""Every config in configs/ and experiments/configs/ loads through its checker, and the shipped
+blueprints load and match their configs."""
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
 from pokerai.abstraction.buckets import load_abstraction_config
 from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.trainer import load_deepcfr_config, replace
+from pokerai.engine.state import HUNLState
+from pokerai.eval.aivat import ALL_HANDS
 from pokerai.search.config import load_search_config
+from pokerai.tabular.blueprint import TabularBlueprint
 from pokerai.tabular.config import is_tabular_config, load_tabular_config
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+CONFIGS = sorted([*(ROOT / "configs").glob("*.yaml"), *(ROOT / "experiments" / "configs").glob("*.yaml")])
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=[path.stem for path in CONFIGS])
+@pytest.mark.parametrize("path", CONFIGS, ids=[str(path.relative_to(ROOT)) for path in CONFIGS])
 def test_config_loads(path: Path) -> None:
     if path.stem.startswith("abstraction_"):
         assert load_abstraction_config(path).name == path.stem.removeprefix("abstraction_")
@@ -32,7 +37,24 @@ def test_config_loads(path: Path) -> None:
         assert config.game in path.stem
 
 
-def test_the_shipped_blueprint_loads_and_matches_its_config() -> None:
+def test_the_shipped_default_blueprint_loads_with_its_config_tree_and_buckets() -> None:
+    """checkpoints/hunl_blueprint, the default bot's blueprint: its tree is the config's menu (13,668
+    decisions) over 169/200/200/200 buckets, and every row of its strategy is a distribution."""
+    blueprint = TabularBlueprint.load(ROOT / "checkpoints" / "hunl_blueprint")
+    assert blueprint.config == load_tabular_config(ROOT / "checkpoints" / "hunl_blueprint" / "config.yaml")
+    assert blueprint.counts == (169, 200, 200, 200)
+    assert len(blueprint.tree.decisions) == 13_668
+    assert blueprint.iteration == 40_000_000
+    state = HUNLState.new(blueprint.game.config, 0, deck=list(range(9)))
+    hands = ALL_HANDS[::13]
+    mask = np.ones(blueprint.num_slots, dtype=bool)
+    probabilities = blueprint.hand_probabilities(state, hands, mask)
+    assert probabilities.shape == (len(hands), blueprint.num_slots) and probabilities.min() >= 0
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_the_deep_cfr_blueprint_loads_and_matches_its_config() -> None:
+    """checkpoints/hunl_tiny, the Deep CFR blueprint (the default bot before the tabular one)."""
     blueprint = Blueprint.load(ROOT / "checkpoints" / "hunl_tiny")
     assert blueprint.config == load_deepcfr_config(ROOT / "configs" / "hunl_tiny.yaml")
     assert (ROOT / "checkpoints" / "hunl_tiny" / "policy.pt").stat().st_size < 5_000_000

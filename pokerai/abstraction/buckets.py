@@ -51,7 +51,7 @@ from pokerai.abstraction.histograms import (
     preflop_combos,
     river_strength,
 )
-from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, street_indexer
+from pokerai.abstraction.isomorphism import STREETS, street_indexer
 from pokerai.abstraction.ochs import (
     cluster_mass,
     fit_ochs_centroids,
@@ -61,6 +61,7 @@ from pokerai.abstraction.ochs import (
 )
 from pokerai.atomic import write_atomically
 from pokerai.config import config_to_dict, load_config
+from pokerai.engine.cards import BOARD_SIZES
 
 FORMAT_NAME = "pokerai-card-abstraction"
 FORMAT_VERSION = 1

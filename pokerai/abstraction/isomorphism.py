@@ -38,12 +38,11 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit, prange
 
-from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.cards import BOARD_SIZES, NUM_CARDS
 
 NUM_SUITS = 4
 NUM_RANKS = 13
 STREETS = ("preflop", "flop", "turn", "river")
-BOARD_SIZES = (0, 3, 4, 5)
 _SHAPE_BITS = 3  # a round holds at most 7 cards of one suit, so 3 bits per round
 _MAX_ROUNDS = 4
 _CODE_LIMIT = 1 << (_SHAPE_BITS * _MAX_ROUNDS)

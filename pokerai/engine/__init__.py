@@ -6,6 +6,7 @@ Imports numpy and nothing else of pokerai.
 from __future__ import annotations
 
 from pokerai.engine.cards import (
+    BOARD_SIZES,
     DECK,
     NUM_CARDS,
     RANKS,
@@ -31,6 +32,7 @@ from pokerai.engine.history import ACPCLine, format_history, parse_acpc, to_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 
 __all__ = [
+    "BOARD_SIZES",
     "CATEGORIES",
     "DECK",
     "NUM_CARDS",

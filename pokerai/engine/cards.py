@@ -21,6 +21,8 @@ RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 NUM_CARDS = 52
 DECK = tuple(range(NUM_CARDS))
+BOARD_SIZES = (0, 3, 4, 5)
+"""Board cards visible on each street (preflop, flop, turn, river)."""
 
 
 def rank_of(card: int) -> int:

@@ -26,17 +26,19 @@ parser fills them with placeholders: the lowest unused card ids, or draws from
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from pokerai.engine.cards import NUM_CARDS, check_distinct, format_cards, parse_cards
+from pokerai.engine.cards import BOARD_SIZES, NUM_CARDS, check_distinct, format_cards, parse_cards
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
 
 STREET_NAMES = ("preflop", "flop", "turn", "river")
-_BOARD_ROUND_SIZES = (0, 3, 1, 1)
+_BOARD_ROUND_SIZES = (0, *(later - earlier for earlier, later in itertools.pairwise(BOARD_SIZES)))
+"""Board cards dealt at the start of each street."""
 
 
 def seat_of(state: HUNLState, player: int) -> int:
@@ -92,7 +94,7 @@ def format_history(state: HUNLState, viewer: int | None = None) -> str:
         while street_shown < street:
             street_shown += 1
             bet_this_street = False
-            board = format_cards(state.deal[4 : 4 + (0, 3, 4, 5)[street_shown]], " ")
+            board = format_cards(state.deal[4 : 4 + BOARD_SIZES[street_shown]], " ")
             lines.append(f"*** {STREET_NAMES[street_shown].upper()} *** [{board}]")
 
     for street, action, after in replay(state):

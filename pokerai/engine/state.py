@@ -42,12 +42,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pokerai.engine.cards import check_distinct, format_cards
+from pokerai.engine.cards import BOARD_SIZES, check_distinct, format_cards
 from pokerai.engine.evaluator import rank_hand
 
 NUM_PLAYERS = 2
-BOARD_SIZES = (0, 3, 4, 5)
-"""Board cards visible on each street."""
 
 
 class Street(enum.IntEnum):
@@ -620,6 +618,7 @@ class HUNLState:
 
 
 __all__ = [
+    "BOARD_SIZES",
     "Action",
     "ActionKind",
     "HUNLConfig",

@@ -337,8 +337,15 @@ def test_a_public_state_keeps_its_policy_within_a_hand_and_is_searched_afresh_in
     assert agent.policy(state) is not first and len(agent.stats) == 2
 
 
-def test_a_search_agent_plays_whole_hands_against_call(blueprint: Blueprint) -> None:
+def test_a_search_agent_plays_whole_hands_searching_only_its_configured_street_reproducibly(
+    blueprint: Blueprint,
+) -> None:
+    """Whole duplicate hands against ``call``: every search is a river search of exactly the
+    configured iterations (the flop and turn play the blueprint), and the same seed plays the
+    same chips again with a fresh agent."""
     agent = SearchAgent(blueprint, RIVER_ONLY, threshold=0.3)
     result = duplicate_match(agent, CallAgent(), 3, seed=4)
-    assert result.hands == 6
-    assert np.isfinite(result.mbb_per_hand)
+    assert result.hands == 6 and agent.searches_run > 0
+    assert {(stats.street, stats.iterations) for stats in agent.stats} == {(3, 20)}
+    again = duplicate_match(SearchAgent(blueprint, RIVER_ONLY, threshold=0.3), CallAgent(), 3, seed=4)
+    np.testing.assert_array_equal(again.a_results, result.a_results)

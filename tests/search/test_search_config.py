@@ -26,22 +26,16 @@ from tests.search.hunl_spots import CAPPED
 DEFAULT_YAML = Path(__file__).resolve().parents[2] / "configs" / "search_default.yaml"
 
 
-def test_the_shipped_yaml_writes_out_exactly_the_dataclass_defaults() -> None:
+def test_configs_search_default_yaml_is_exactly_search_config_defaults() -> None:
     assert yaml.safe_load(DEFAULT_YAML.read_text()) == config_to_dict(SearchConfig())  # every key, in full
     assert load_search_config(DEFAULT_YAML) == load_search_config() == SearchConfig()
 
 
-def test_the_defaults_are_the_measured_configuration() -> None:
-    """Every postflop street searched within 900 ms (flop, turn) and 75 ms (river), the opponent's
-    range from every action the blueprint plays at all."""
+def test_the_default_config_searches_every_postflop_street_and_a_zero_iteration_street_not() -> None:
     config = SearchConfig()
-    shared = {"iterations": 1000, "budget_ms": 900.0, "full_iterations": 100, "max_raises": 1}
-    leaves = {"rollout_raises": 1, "bias": 5.0, "buckets": 200}
-    assert dataclasses.asdict(config.flop) == {**shared, "turn_cards": 3, **leaves}
-    assert dataclasses.asdict(config.turn) == {**shared, "river_cards": 8, **leaves}
-    assert config.river == RiverSearch(iterations=1000, budget_ms=75.0, full_iterations=40, max_raises=2)
-    assert (config.floor, config.safe, config.opponent_threshold) == (0.05, False, 0.0)
     assert [config.searches(street) for street in range(4)] == [False, True, True, True]
+    without_turn = dataclasses.replace(config, turn=TurnSearch(iterations=0))
+    assert [without_turn.searches(street) for street in range(4)] == [False, True, False, True]
 
 
 def test_a_street_written_in_part_keeps_its_own_defaults_for_the_rest() -> None:

@@ -31,8 +31,8 @@ import yaml
 
 from pokerai.abstraction.cache import cached_abstraction
 from pokerai.config import load_config
-from pokerai.deepcfr.config import HUNLSettings
 from pokerai.games import LeducPoker
+from pokerai.games.holdem import HUNLSettings
 from pokerai.solvers import MCCFRSolver, exploitability
 from pokerai.solvers.best_response import tree_of
 from pokerai.tabular.leduc import IDENTITY, MERGED_JQ, bucketed_leduc, leduc_deals, leduc_policy

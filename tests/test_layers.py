@@ -37,6 +37,10 @@ LAYERS: dict[str, int] = {
 }
 """The layer of each top-level part of ``pokerai`` (a subpackage, or ``config.py``)."""
 
+INDEPENDENT: tuple[frozenset[str], ...] = (frozenset({"deepcfr", "tabular"}),)
+"""Parts of one layer that may not import each other: the two blueprint kinds share only what lies
+below them (hold'em itself in ``games/holdem.py``)."""
+
 
 def module_name(path: Path, root: Path) -> str:
     """The dotted name of the module at ``path`` inside the package folder ``root``."""
@@ -92,6 +96,33 @@ def upward_imports(root: Path) -> list[str]:
 
 def test_no_module_imports_from_a_higher_layer() -> None:
     assert upward_imports(PACKAGE) == []
+
+
+def part_of(name: str) -> str | None:
+    """The top-level part of ``pokerai`` that a dotted name lies in, or None outside ``pokerai``."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "pokerai" and len(parts) >= 2 else None
+
+
+def independent_imports(root: Path) -> list[str]:
+    """Every import in the package at ``root`` between two parts that :data:`INDEPENDENT` keeps apart,
+    as ``file:line: a -> b``."""
+    problems = []
+    for path in sorted(root.rglob("*.py")):
+        module = module_name(path, root)
+        own = part_of(module)
+        for line, name in imports_of(path.read_text(encoding="utf-8"), module, path.name == "__init__.py"):
+            other = part_of(name)
+            if own != other and any({own, other} <= group for group in INDEPENDENT):
+                problems.append(
+                    f"{path.relative_to(root.parent)}:{line}: {module} imports {name} ({own} and {other} "
+                    "may not import each other)"
+                )
+    return problems
+
+
+def test_no_module_imports_a_part_kept_apart_from_its_own() -> None:
+    assert independent_imports(PACKAGE) == []
 
 
 def import_graph(root: Path) -> dict[str, set[str]]:
@@ -228,6 +259,25 @@ def test_an_upward_import_is_found(tmp_path: Path, file: str, text: str) -> None
     assert len(upward_imports(root)) == 1
 
 
+@pytest.mark.parametrize(
+    ("file", "text"),
+    [
+        ("tabular/config.py", "from pokerai.deepcfr.encoding import NOT_DEALT\n"),
+        ("tabular/blueprint.py", "def later():\n    from ..deepcfr import export\n"),
+        ("deepcfr/export.py", "from pokerai.tabular.blueprint import TabularBlueprint\n"),
+        ("deepcfr/__init__.py", "import pokerai.tabular.tree\n"),
+    ],
+)
+def test_an_import_between_the_blueprint_kinds_is_found(tmp_path: Path, file: str, text: str) -> None:
+    root = tmp_path / "pokerai"
+    target = root / file
+    target.parent.mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    target.write_text(text)
+    assert len(independent_imports(root)) == 1
+    assert upward_imports(root) == []  # one layer: only the rule for independent parts catches it
+
+
 def test_imports_down_and_sideways_are_allowed(tmp_path: Path) -> None:
     root = tmp_path / "pokerai"
     (root / "agents").mkdir(parents=True)
@@ -235,4 +285,9 @@ def test_imports_down_and_sideways_are_allowed(tmp_path: Path) -> None:
         "from pokerai.engine.state import Action\nfrom . import base\nfrom ..search.river import x\n"
         "import numpy\nfrom pokerai import config\n"
     )
+    (root / "tabular").mkdir()
+    (root / "tabular" / "config.py").write_text(
+        "from pokerai.games.holdem import HUNLSettings\nfrom . import mccfr\nfrom pokerai.tabular import tree\n"
+    )
     assert upward_imports(root) == []
+    assert independent_imports(root) == []

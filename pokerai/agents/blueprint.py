@@ -1,43 +1,46 @@
-"""The Deep CFR blueprint as a hold'em agent: the policy network of its seat, played on the bet menu.
+"""A hold'em blueprint as an agent: the average strategy of its seat, played on the bet menu.
 
-A :class:`BlueprintAgent` sees an engine :class:`~pokerai.agents.base.Observation`
-and answers the way the blueprint's learning game
+The blueprint is either kind (:class:`~pokerai.games.holdem.Blueprint`): a tabular MCCFR
+table (:class:`~pokerai.tabular.blueprint.TabularBlueprint`) or Deep CFR's policy networks
+(:class:`~pokerai.deepcfr.export.Blueprint`). A :class:`BlueprintAgent` sees an engine
+:class:`~pokerai.agents.base.Observation` and answers the way the blueprint's learning game
 (:class:`~pokerai.games.hunl.HUNLGame`) would at the same point:
 
 1. **Seat.** The learning game always seats the button as player 0, so the
    blueprint seat is 0 when the observer is on the button and 1 otherwise,
    whatever the engine's player index.
 2. **State.** The observation carries the public history but no street
-   boundaries, which the raises feature needs, and the bet menu is defined on
+   boundaries, which the raise count needs, and the bet menu is defined on
    an engine state. So the agent replays ``observation.history`` on a fresh
    :class:`~pokerai.engine.state.HUNLState` of the observed game, dealt from
    a deck of its own hole cards, placeholder cards for the opponent and the
    known board (placeholders never influence the betting), and checks that the
    replay reaches the observed stacks, bets and street.
-3. **Record.** From that state it builds exactly the
-   :class:`~pokerai.deepcfr.encoding.HUNLEncoder` record of the learning game
-   (seat, sorted hole cards, flop ascending then turn and river, street, pot,
-   both stacks, amount to call, bets and raises on this street).
+3. **Strategy.** The blueprint reads the decision at that state
+   (:func:`~pokerai.games.holdem.decision_view`: seat, street, board, pot, both
+   stacks, amount to call, bets and raises on this street) with the observer's
+   hole cards (:meth:`~pokerai.games.holdem.Blueprint.hand_probabilities`).
 4. **Action.** :func:`~pokerai.abstraction.bets.slot_actions` on the replayed
    state gives the legal slots of the blueprint's bet menu and their engine
-   actions; the agent samples a slot from the policy and returns its action.
+   actions; the agent samples a slot from the strategy and returns its action.
 
 All-ins off the menu. With ``allin="solve"``, an opponent's all-in that the
 menu does not have is answered by a small solved game instead
-(:mod:`pokerai.search.allin`): the network never met such a state in training.
+(:mod:`pokerai.search.allin`): the blueprint never met such a state in training.
 
 Many hands at once. :meth:`BlueprintAgent.range_policy` gives the strategy for
 many hole-card pairs at one public state (what local best response asks): one
-replay, one all-in solve where one answers, one network call for the rest.
+replay, one all-in solve where one answers, one blueprint call for the rest.
 
 Other games than the blueprint's. The agent plays any blinds and stacks: chip
-amounts in the record are rescaled by the ratio of the big blinds, so a
-blueprint trained at 50/100 reads a 1/2 game in big blinds. Opponent bets off
-the menu need no translation, because the policy reads only the features of the
-current state, never the action sequence. The menu's sizes are computed on the
-observed state, so every returned action is legal there. Stacks deeper or
-shallower (in big blinds) than in training are outside what the network saw;
-it still plays, but its features are then off its training distribution.
+amounts are rescaled by the ratio of the big blinds
+(:func:`~pokerai.games.holdem.chip_scale`), so a blueprint trained at 50/100 reads
+a 1/2 game in big blinds. Opponent bets off the menu need no translation: a network
+reads only the features of the current state, never the action sequence, and a
+table plays the nearest node of its betting tree. The menu's sizes are computed on
+the observed state, so every returned action is legal there. Stacks deeper or
+shallower (in big blinds) than in training are outside what the blueprint saw; it
+still plays, but off its training distribution.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from pokerai.agents.baselines import is_same_action
 from pokerai.deepcfr.export import Blueprint
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.state import Action, ActionKind, HUNLState, Street
+from pokerai.games.holdem import Blueprint as AnyBlueprint
 from pokerai.games.hunl import HUNLGame
 from pokerai.search.allin import (
     CALL,
@@ -69,13 +73,13 @@ from pokerai.search.allin import (
     solver_ready,
     warm_up_allin,
 )
-from pokerai.search.beliefs import state_record, threshold_probabilities
+from pokerai.search.beliefs import threshold_probabilities
 from pokerai.search.combos import ALL_COMBOS, COMBO_INDEX, combo_index
 from pokerai.shipped import resolve_checkpoint
-from pokerai.tabular.blueprint import AnyBlueprint, TabularBlueprint, is_tabular_blueprint
+from pokerai.tabular.blueprint import TabularBlueprint, is_tabular_blueprint
 
 ALLIN_ANSWERS = ("policy", "solve")
-"""How the agent answers an all-in its menu does not have: the policy network, or a solved all-in game."""
+"""How the agent answers an all-in its menu does not have: the blueprint's policy, or a solved all-in game."""
 ALLIN_CACHE_SIZE = 8
 """Public states after the flop whose all-in solutions are kept."""
 ALLIN_PREFLOP_CACHE_SIZE = 64
@@ -176,21 +180,8 @@ def facing_offtree_allin(state: HUNLState, bets: BetAbstraction) -> bool:
     return is_offtree_allin(before_last_action(state), state.history[-1], bets)
 
 
-def observation_record(
-    observation: Observation, state: HUNLState, chip_scale: float = 1.0
-) -> tuple[Any, ...]:
-    """The ``HUNLEncoder`` record of the observer at the replayed ``state`` (see :func:`replay_observation`).
-
-    Equal to ``HUNLEncoder.record(game_state, seat)`` for the learning-game state
-    with the same cards and betting. ``chip_scale`` multiplies the chip fields
-    (pot, stacks, amount to call; rounded to whole chips) to express another
-    game's chips in the blueprint's.
-    """
-    return state_record(state, observation.player, observation.hole_cards, chip_scale)
-
-
 class BlueprintAgent(Agent):
-    """Plays a hold'em :class:`~pokerai.deepcfr.export.Blueprint` (module docstring).
+    """Plays a hold'em blueprint of either kind (module docstring).
 
     It draws a slot from the policy with one uniform number from the ``rng`` per decision.
 
@@ -205,13 +196,13 @@ class BlueprintAgent(Agent):
 
     ``allin`` says how the agent answers an opponent's all-in that its menu does
     not have (larger than the menu's largest raise there, or past the street's
-    ``max_raises``): ``"policy"`` (the default) asks the network, which never met
+    ``max_raises``): ``"policy"`` (the default) asks the blueprint, which never met
     that state in training; ``"solve"`` plays the solved call-or-fold game of
     :mod:`pokerai.search.allin` (not thresholded), cached by public state.
     ``allin_budget_ms`` (positive, or None for none) bounds each such answer's solve
     (:func:`~pokerai.search.allin.solve_allin`) and the wait for the solver's first-time work
     in a process (:func:`~pokerai.search.allin.solver_ready`): an answer whose solver is not
-    ready within the budget is the network's (``allin_unready`` counts them).
+    ready within the budget is the blueprint's (``allin_unready`` counts them).
     """
 
     name = "blueprint"
@@ -252,7 +243,7 @@ class BlueprintAgent(Agent):
         self.allin_solves = 0
         """All-in games solved so far (cache misses)."""
         self.allin_unready = 0
-        """All-in answers left to the network because the solver was not ready within the budget."""
+        """All-in answers left to the blueprint because the solver was not ready within the budget."""
 
     def decision(self, observation: Observation) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
         """The policy's probabilities float64 ``[num_slots]`` (0 on illegal slots) and each slot's action."""
@@ -265,16 +256,12 @@ class BlueprintAgent(Agent):
         )
         if solution is not None:
             answer = solution.strategy[combo_index(*observation.hole_cards)]
-            if answer.sum() > 0:  # every hand off the board has an answer; else the network's below
+            if answer.sum() > 0:  # every hand off the board has an answer; else the blueprint's below
                 probabilities = np.zeros(mask.size)
                 probabilities[FOLD_SLOT], probabilities[CHECK_CALL_SLOT] = answer[FOLD], answer[CALL]
                 return probabilities / probabilities.sum(), actions
-        chip_scale = self._game.config.big_blind / observation.config.big_blind
-        records = np.empty(1, dtype=self.blueprint.encoder.record_dtype)
-        records[0] = observation_record(observation, state, chip_scale)
-        probabilities = self.blueprint.probabilities_batch(
-            records, mask[np.newaxis, :], blueprint_seat(observation)
-        )[0]
+        hole = np.array([observation.hole_cards], dtype=np.int64)
+        probabilities = self.blueprint.hand_probabilities(state, hole, mask)[0]
         if not np.all(np.isfinite(probabilities)):
             raise ValueError(f"the blueprint's policy gave non-finite probabilities {probabilities.tolist()}")
         if self.threshold > 0:
@@ -288,10 +275,10 @@ class BlueprintAgent(Agent):
         self, observation: Observation, hands: npt.NDArray[np.int64]
     ) -> tuple[npt.NDArray[np.float64], list[Action | None]]:
         """:meth:`decision` holding each of ``hands`` (int64 ``[H, 2]``) at ``observation``'s public state:
-        float64 ``[H, num_slots]`` and each slot's action (the same for every hand), with one network
-        call for all the hands that the network answers.
+        float64 ``[H, num_slots]`` and each slot's action (the same for every hand), with one blueprint
+        call for all the hands that the blueprint answers.
 
-        The network's rows may differ from :meth:`decision`'s in the last bits (float32 matrix
+        A network's rows may differ from :meth:`decision`'s in the last bits (float32 matrix
         products group their sums by batch size); everything else is computed the same way. Preflop,
         the rows of all 1,326 hands are computed once per public state and kept
         (``RANGE_PREFLOP_CACHE_SIZE`` states).
@@ -299,7 +286,7 @@ class BlueprintAgent(Agent):
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)
         probabilities = np.zeros((len(hands), mask.size))
-        asks_network = np.ones(len(hands), dtype=np.bool_)
+        unsolved = np.ones(len(hands), dtype=np.bool_)
         solution = (
             self.allin_solution(observation, state)
             if self.allin == "solve" and facing_offtree_allin(state, self._game.bets)
@@ -308,40 +295,30 @@ class BlueprintAgent(Agent):
         if solution is not None:
             strategy = solution.strategy
             answers = strategy[COMBO_INDEX[hands[:, 0], hands[:, 1]]]
-            solved = answers.sum(axis=1) > 0  # every hand off the board has an answer; else the network's
+            solved = answers.sum(axis=1) > 0  # every hand off the board has an answer; else the blueprint's
             probabilities[solved, FOLD_SLOT] = answers[solved, FOLD]
             probabilities[solved, CHECK_CALL_SLOT] = answers[solved, CALL]
             probabilities[solved] /= probabilities[solved].sum(axis=1, keepdims=True)
-            asks_network = ~solved
-        if not asks_network.any():
+            unsolved = ~solved
+        if not unsolved.any():
             return probabilities, actions
         if observation.street == Street.PREFLOP:
             table, _ = self._preflop_ranges.get(
-                public_key(observation), lambda: self._network_rows(observation, state, mask, ALL_COMBOS)
+                public_key(observation), lambda: self._blueprint_rows(state, mask, ALL_COMBOS)
             )
-            probabilities[asks_network] = table[COMBO_INDEX[hands[asks_network, 0], hands[asks_network, 1]]]
+            probabilities[unsolved] = table[COMBO_INDEX[hands[unsolved, 0], hands[unsolved, 1]]]
         else:
-            probabilities[asks_network] = self._network_rows(observation, state, mask, hands[asks_network])
+            probabilities[unsolved] = self._blueprint_rows(state, mask, hands[unsolved])
         return probabilities, actions
 
-    def _network_rows(
-        self,
-        observation: Observation,
-        state: HUNLState,
-        mask: npt.NDArray[np.bool_],
-        hands: npt.NDArray[np.int64],
+    def _blueprint_rows(
+        self, state: HUNLState, mask: npt.NDArray[np.bool_], hands: npt.NDArray[np.int64]
     ) -> npt.NDArray[np.float64]:
-        """The thresholded network policy float64 ``[H, num_slots]`` holding each of ``hands``: one call."""
-        chip_scale = self._game.config.big_blind / observation.config.big_blind
-        records = np.empty(len(hands), dtype=self.blueprint.encoder.record_dtype)
-        records[:] = observation_record(observation, state, chip_scale)
-        records["hole"] = np.sort(hands, axis=1)  # the record holds them sorted
-        network = self.blueprint.probabilities_batch(
-            records, np.broadcast_to(mask, (len(hands), mask.size)), blueprint_seat(observation)
-        )
-        if not np.all(np.isfinite(network)):
+        """The thresholded blueprint policy float64 ``[H, num_slots]`` holding each of ``hands``: one call."""
+        rows = self.blueprint.hand_probabilities(state, hands, mask)
+        if not np.all(np.isfinite(rows)):
             raise ValueError("the blueprint's policy gave non-finite probabilities")
-        return threshold_probabilities(network, self.threshold)
+        return threshold_probabilities(rows, self.threshold)
 
     def answers_offtree_allin(self, observation: Observation) -> bool:
         """Whether :meth:`decision` answers ``observation`` with a solved all-in game (``allin="solve"``
@@ -354,7 +331,7 @@ class BlueprintAgent(Agent):
         """The solved answer to the off-menu all-in at ``observation`` (cached on the public state).
 
         None when the agent has a budget and the solver's first-time work in this process is not
-        done within it (class docstring): the answer is then the network's.
+        done within it (class docstring): the answer is then the blueprint's.
         """
         preflop = observation.street == Street.PREFLOP
         cache = self._allin_preflop_solutions if preflop else self._allin_solutions
@@ -380,7 +357,7 @@ class BlueprintAgent(Agent):
 
     def warm_up(self) -> None:
         """Do now the slow first-time work of this agent's decisions, kept per process, so that the first
-        decisions that need it do not wait: one decision on a flop, which builds the network input's
+        decisions that need it do not wait: one decision on a flop, which builds the blueprint's
         per-process tables (which every first decision would otherwise build); then, with
         ``allin="solve"``, the all-in answer's kernel and preflop equity matrix
         (:func:`~pokerai.search.allin.warm_up_allin`). ``pokerai play`` runs it in a background
@@ -389,7 +366,7 @@ class BlueprintAgent(Agent):
         state = HUNLState.new(self._game.config, 0, deck=range(9))
         while state.street < Street.FLOP:
             state = state.after(ActionKind.CALL)  # the button completes, the big blind checks
-        BlueprintAgent.decision(self, Observation.from_state(state))  # the network, never a search
+        BlueprintAgent.decision(self, Observation.from_state(state))  # the blueprint, never a search
         if self.allin == "solve":
             warm_up_allin()
 
@@ -418,7 +395,7 @@ class BlueprintAgent(Agent):
 
     def range_policy(self, observation: Observation, hands: npt.NDArray[np.int64]) -> RangePolicy:
         """What :meth:`act` plays holding each of ``hands`` (int64 ``[H, 2]``): :meth:`range_decision`
-        (one network call) over the distinct legal actions.
+        (one blueprint call) over the distinct legal actions.
 
         A subclass that overrides :meth:`decision` without :meth:`range_decision` is asked hand by hand.
         """
@@ -525,7 +502,6 @@ __all__ = [
     "facing_offtree_allin",
     "load_blueprint",
     "load_blueprint_agent",
-    "observation_record",
     "public_key",
     "replay_observation",
     "slot_range_policy",

@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pokerai.abstraction.bets import BetAbstraction
 from pokerai.abstraction.buckets import AbstractionConfig, load_abstraction_config
 from pokerai.config import ConfigError, config_to_dict, load_config
 from pokerai.deepcfr.encoding import Encoder, make_encoder, shared_abstraction
-from pokerai.engine.state import HUNLConfig
-from pokerai.games.hunl import HUNLGame
+from pokerai.games.holdem import HUNLSettings
 from pokerai.games.leduc import LeducPoker
 
 Activation = Literal["relu", "gelu"]
@@ -61,20 +59,6 @@ class NetworkConfig:
         for size in self.hidden_sizes:
             if size < 1:
                 raise ValueError(f"hidden_sizes must be positive, got {size}")
-
-
-@dataclass(frozen=True)
-class HUNLSettings:
-    """The hold'em game a HUNL run learns: blinds, stacks and the bet menu."""
-
-    small_blind: int = field(default=50, metadata={"min": 1})
-    big_blind: int = field(default=100, metadata={"min": 1})
-    stack: int = field(default=20_000, metadata={"min": 1, "help": "each player's starting stack in chips"})
-    bets: BetAbstraction = field(default_factory=BetAbstraction)
-
-    def game(self) -> HUNLGame:
-        config = HUNLConfig(self.small_blind, self.big_blind, (self.stack, self.stack))
-        return HUNLGame(config, self.bets)
 
 
 @dataclass(frozen=True)
@@ -130,7 +114,7 @@ class DeepCFRConfig:
 
     name: str = "run"
     game: Literal["leduc", "hunl"] = "leduc"
-    hunl: HUNLSettings = HUNLSettings()
+    hunl: HUNLSettings = field(default_factory=HUNLSettings)
     iterations: int = field(default=100, metadata={"min": 1})
     traversals_per_iteration: int = field(default=1000, metadata={"min": 1, "help": "per player"})
     concurrent_traversals: int = field(

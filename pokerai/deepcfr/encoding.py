@@ -93,15 +93,12 @@ from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, index_hand, st
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.equity import preflop_equity_table
 from pokerai.engine.evaluator import CATEGORIES, hand_categories, rank_hands
-from pokerai.engine.state import ActionKind, Street
-from pokerai.games.hunl import HUNLGame, HUNLGameState
+from pokerai.engine.state import Street
+from pokerai.games.holdem import HUNL_RECORD_DTYPE, NOT_DEALT, DecisionRecords
+from pokerai.games.hunl import HUNLGame
 from pokerai.games.leduc import ANTE, MAX_RAISES_PER_ROUND, RAISE_SIZES, LeducPoker, LeducState
 from pokerai.games.protocol import Game
 
-NOT_DEALT = 255
-"""Record value of a card slot whose card has not been dealt yet."""
-_NO_BOARD = (NOT_DEALT,) * 5
-_RAISE = ActionKind.RAISE
 STRENGTH_SIZE = 11
 """Optional strength features: preflop equity, made-hand rank, 9 hand categories."""
 MAX_HAND_RANK = 7462
@@ -120,23 +117,6 @@ FEATURE_SIZE = 373
 NUM_SCALARS = 5
 RAISES_SCALE = 4
 """Bets and raises on one street that saturate the raises scalar."""
-
-HUNL_RECORD_DTYPE = np.dtype(
-    [
-        ("player", np.uint8),
-        ("hole", np.uint8, (2,)),
-        ("board", np.uint8, (5,)),
-        ("street", np.uint8),
-        ("pot", np.int32),
-        ("own_stack", np.int32),
-        ("opponent_stack", np.int32),
-        ("to_call", np.int32),
-        ("raises", np.uint8),
-    ]
-)
-"""One hold'em information state (26 bytes, packed): the player's seat, its hole cards (lower id first),
-the board (flop ascending, turn, river; ``NOT_DEALT`` where not dealt), the street, the pot, both stacks
-behind and the amount to call in chips, and the bets and raises on this street."""
 
 LEDUC_ROUNDS = 2
 LEDUC_ACTION_POSITIONS = 4
@@ -233,8 +213,9 @@ def _segments(*sizes: tuple[str, int]) -> dict[str, dict[str, int]]:
     return segments
 
 
-class HUNLEncoder:
-    """Hold'em records (:data:`HUNL_RECORD_DTYPE`) and their features (module docstring).
+class HUNLEncoder(DecisionRecords):
+    """Hold'em records (:data:`~pokerai.games.holdem.HUNL_RECORD_DTYPE`, made by
+    :class:`~pokerai.games.holdem.DecisionRecords`) and their features (module docstring).
 
     373 features, then 11 of hand strength with ``strength``, then one bucket one-hot per
     street with an ``abstraction``.
@@ -270,59 +251,12 @@ class HUNLEncoder:
         return self._abstraction
 
     @property
-    def record_dtype(self) -> np.dtype[Any]:
-        return HUNL_RECORD_DTYPE
-
-    @property
     def feature_size(self) -> int:
         return FEATURE_SIZE + (STRENGTH_SIZE if self._strength else 0) + sum(self._bucket_counts)
 
     @property
     def num_slots(self) -> int:
         return self._game.num_distinct_actions
-
-    def record(self, state: HUNLGameState, player: int) -> tuple[Any, ...]:
-        """What seat ``player`` knows at ``state`` (any state after the deal), as a record tuple."""
-        if type(state) is not HUNLGameState and not isinstance(state, HUNLGameState):
-            raise ValueError(f"HUNLEncoder records hold'em states after the deal, not {state!r}")
-        seat = player if type(player) is int and 0 <= player <= 1 else _check_player(player)
-        engine = state.engine
-        opponent = 1 - seat
-        deal = engine.deal
-        first, second = deal[2 * seat], deal[2 * seat + 1]
-        hole = (first, second) if first <= second else (second, first)
-        street = engine.street
-        # The board dealt so far, the flop in ascending order, NOT_DEALT after it.
-        if street == 0:
-            board: tuple[int, ...] = _NO_BOARD
-        else:
-            flop = sorted(deal[4:7])
-            if street == 1:
-                board = (*flop, NOT_DEALT, NOT_DEALT)
-            elif street == 2:
-                board = (*flop, deal[7], NOT_DEALT)
-            else:
-                board = (*flop, deal[7], deal[8])
-        bets = engine.bets
-        stacks = engine.stacks
-        owed = max(0, min(bets[opponent] - bets[seat], stacks[seat]))
-        committed = engine.committed
-        # HUNLGameState.raises_this_street, counted here without the property's generator.
-        raises = 0
-        for action in engine.history[engine.street_starts[street] :]:
-            if action.kind is _RAISE:
-                raises += 1
-        return (
-            seat,
-            hole,
-            board,
-            street,
-            0 if engine.is_over else committed[0] + committed[1],  # engine.pot
-            stacks[seat],
-            stacks[opponent],
-            owed,
-            min(raises, 255),
-        )
 
     def encode(self, records: np.ndarray) -> npt.NDArray[np.float32]:
         """Features of ``[N]`` :data:`HUNL_RECORD_DTYPE` records: float32 ``[N, feature_size]``."""
@@ -584,10 +518,8 @@ __all__ = [
     "ENCODINGS",
     "FEATURE_SIZE",
     "HOLE_OFFSET",
-    "HUNL_RECORD_DTYPE",
     "LEDUC_FEATURE_SIZE",
     "LEDUC_RECORD_DTYPE",
-    "NOT_DEALT",
     "SCALARS_OFFSET",
     "STREET_OFFSET",
     "STRENGTH_SIZE",

@@ -62,6 +62,8 @@ from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, make_game
 from pokerai.deepcfr.encoding import Encoder, HUNLEncoder
 from pokerai.deepcfr.inference import NumpyNetwork, masked_softmax_numpy, state_dict_arrays
 from pokerai.deepcfr.traversal import legal_mask
+from pokerai.engine.state import HUNLState
+from pokerai.games.holdem import chip_scale, decision_records, decision_view
 
 if TYPE_CHECKING:
     from pokerai.deepcfr.trainer import DeepCFRTrainer
@@ -214,7 +216,8 @@ def _check_kind(payload: Mapping[str, Any], file: Path) -> None:
 
 
 class Blueprint:
-    """A playable Deep CFR average strategy: the game, its encoder and one policy network per seat.
+    """A playable Deep CFR average strategy: the game, its encoder and one policy network per seat; for
+    hold'em, a :class:`~pokerai.games.holdem.Blueprint`.
 
     Build it with :meth:`load` (an exported folder) or :meth:`from_trainer`
     (a copy of a live trainer's policy networks, no disk round-trip).
@@ -354,6 +357,18 @@ class Blueprint:
             )
         logits = self.networks[POLICY_NAMES[seat]](self.encoder.encode(records))
         return masked_softmax_numpy(logits, masks)
+
+    def hand_probabilities(
+        self, state: HUNLState, hands: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        """The average strategy of the player to act at the engine ``state`` of a hold'em blueprint,
+        holding each of ``hands`` (int64 ``[H, 2]``), with legal slots ``mask`` (bool ``[num_slots]``):
+        float64 ``[H, num_slots]``, 0 on illegal slots; one network call on the decision's records
+        (:func:`~pokerai.games.holdem.decision_records`, chips read by
+        :func:`~pokerai.games.holdem.chip_scale`)."""
+        view = decision_view(state, chip_scale(self.game, state.config))
+        records = decision_records(view, hands)
+        return self.probabilities_batch(records, np.broadcast_to(mask, (len(records), mask.size)), view.seat)
 
     def probabilities(self, state: Any) -> npt.NDArray[np.float64]:
         """The average strategy of the player to act at a decision ``state``: float64 ``[num_slots]``."""

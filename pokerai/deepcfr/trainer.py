@@ -41,7 +41,6 @@ from pokerai.deepcfr.checkpoint import load_checkpoint, restore_rng_states, rng_
 from pokerai.deepcfr.config import (
     DeepCFRConfig,
     Evaluation,
-    HUNLSettings,
     NetworkTraining,
     config_to_dict_changes,
     load_deepcfr_config,
@@ -581,7 +580,6 @@ __all__ = [
     "DeepCFRTrainer",
     "Evaluation",
     "Evaluator",
-    "HUNLSettings",
     "NetworkTraining",
     "TrainingInterrupted",
     "TraversalPool",

@@ -197,7 +197,7 @@ class HUNLDealState(PlayerDerivedFlags):
         raise ValueError("returns are only defined at the end of a hand, not before the deal")
 
     def information_state_key(self, player: int) -> str:
-        _check_seat(player)
+        check_seat(player)
         return f"{player}|deal"
 
     def action_name(self, action: int) -> str:
@@ -213,10 +213,20 @@ _CHECK_OR_CALL = ActionKind.CALL
 _RAISE = ActionKind.RAISE
 
 
-def _check_seat(player: object) -> int:
+def check_seat(player: object) -> int:
+    """``player`` as an int, if it is a seat: 0 (button) or 1 (big blind); else ``ValueError``."""
     if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player <= 1:
         raise ValueError(f"player {player!r} is not 0 (button) or 1 (big blind)")
     return int(player)
+
+
+def street_raises(state: HUNLState) -> int:
+    """Bets and raises made on ``state``'s current street (the blinds are not counted)."""
+    raises = 0
+    for action in state.history[state.street_starts[state.street] :]:
+        if action.kind is _RAISE:
+            raises += 1
+    return raises
 
 
 def _history_token(action: Action, street_has_bet: bool) -> str:
@@ -268,9 +278,7 @@ class HUNLGameState(PlayerDerivedFlags):
     @property
     def raises_this_street(self) -> int:
         """Bets and raises made on the current street (the blinds are not counted)."""
-        engine = self._engine
-        start = engine.street_starts[engine.street]
-        return sum(1 for action in engine.history[start:] if action.kind is ActionKind.RAISE)
+        return street_raises(self._engine)
 
     def _legal_slots(self) -> tuple[int, ...]:
         """The legal slots, ascending (computed once, with each slot's chips in ``_amounts``)."""
@@ -384,7 +392,7 @@ class HUNLGameState(PlayerDerivedFlags):
 
     def information_state_key(self, player: int) -> str:
         """What ``player`` knows: seat, hole cards, board so far and the betting (module docstring)."""
-        seat = _check_seat(player)
+        seat = check_seat(player)
         engine = self._engine
         hole = sorted(engine.hole_cards(seat))
         board = engine.board
@@ -437,4 +445,6 @@ __all__ = [
     "HUNLDealState",
     "HUNLGame",
     "HUNLGameState",
+    "check_seat",
+    "street_raises",
 ]

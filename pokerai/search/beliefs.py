@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts, translate
-from pokerai.deepcfr.encoding import NOT_DEALT
 from pokerai.engine.state import Action, ActionKind, HUNLState, Street
+from pokerai.games.holdem import NOT_DEALT
 from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combos_holding
 from pokerai.tabular.blueprint import AnyBlueprint
 

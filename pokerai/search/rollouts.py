@@ -25,8 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
-from pokerai.deepcfr.encoding import NOT_DEALT
 from pokerai.engine.state import HUNLState
+from pokerai.games.holdem import NOT_DEALT
 from pokerai.search.beliefs import state_record, threshold_probabilities
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO
 from pokerai.search.equity import valid_pairs

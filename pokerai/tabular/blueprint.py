@@ -1,19 +1,21 @@
-"""A tabular MCCFR blueprint: the average strategy per (betting node, bucket), played like a network.
+"""A tabular MCCFR blueprint: the average strategy per (betting node, bucket).
 
-:class:`TabularBlueprint` answers the same questions as the Deep CFR
-:class:`~pokerai.deepcfr.export.Blueprint` (``game``, ``encoder``, ``num_slots``,
-:meth:`~TabularBlueprint.probabilities_batch` on encoder records), so the blueprint
-agent, search, local best response and the analyzer play either kind.
+:class:`TabularBlueprint` is a hold'em :class:`~pokerai.games.holdem.Blueprint` (``game``,
+``num_slots``, :meth:`~TabularBlueprint.hand_probabilities` at an engine state,
+:meth:`~TabularBlueprint.probabilities_batch` on decision records), so the blueprint agent,
+search, local best response and the analyzer play it as they play a Deep CFR one.
 
-A record becomes an information set in two lookups:
+A decision becomes an information set in two lookups:
 
-* **node**: the decision of the record's seat on its street whose chips in (both
-  players') and raise count are the record's, or the nearest one
+* **node**: the decision of the player's seat on its street whose chips in (both
+  players') and raise count are the decision's, or the nearest one
   (:meth:`~pokerai.tabular.tree.BettingTree.lookup`): after an opponent's bet off the
-  menu the blueprint plays the nearest state on it.
+  menu the blueprint plays the nearest state on it. The chips in are read from the
+  engine state's :class:`~pokerai.games.holdem.DecisionView` (or a record's stacks): the
+  blueprint's starting stack less each stack behind, in the blueprint's chips.
 * **bucket**: the card abstraction's bucket of the hole cards with the board so far.
 
-The node's actions may differ from the legal slots of the record's real state (off the
+The node's actions may differ from the legal slots of the decision's real state (off the
 tree); the strategy is restricted to the legal slots and renormalised, and a state where
 none of the node's actions is legal checks or calls.
 
@@ -48,8 +50,8 @@ from pokerai.abstraction.cache import cached_abstraction
 from pokerai.abstraction.isomorphism import BOARD_SIZES
 from pokerai.atomic import write_atomically
 from pokerai.config import ConfigError, dump_config
-from pokerai.deepcfr.encoding import HUNLEncoder
-from pokerai.deepcfr.export import Blueprint
+from pokerai.engine.state import HUNLState
+from pokerai.games.holdem import Blueprint, DecisionRecords, chip_scale, committed_by_seat, decision_view
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.tree import BettingTree, hunl_betting_tree
 
@@ -154,7 +156,8 @@ class TabularBlueprint:
             )
         self.strategy = np.asarray(strategy, dtype=np.float32)
         self.abstraction = abstraction
-        self.encoder = HUNLEncoder(self.game)
+        self.encoder = DecisionRecords()
+        """The format of the records :meth:`probabilities_batch` reads."""
         self.num_slots = int(self.game.num_distinct_actions)
         self.iteration = iteration
         self.counts = counts
@@ -162,11 +165,30 @@ class TabularBlueprint:
 
     # ------------------------------------------------------------------ queries
 
+    def hand_probabilities(
+        self, state: HUNLState, hands: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        """The average strategy of the player to act at the engine ``state`` holding each of ``hands``
+        (int64 ``[H, 2]``), with legal slots ``mask`` (bool ``[num_slots]``): float64 ``[H, num_slots]``,
+        0 on illegal slots (module docstring)."""
+        view = decision_view(state, chip_scale(self.game, state.config))
+        hole = np.sort(np.asarray(hands, dtype=np.int64).reshape(-1, 2), axis=1)
+        count = len(hole)
+        masks = np.broadcast_to(np.asarray(mask, dtype=np.bool_), (count, self.num_slots))
+        out = np.zeros((count, self.num_slots))
+        if count == 0:
+            return out
+        node = self.tree.lookup(view.street, view.seat, view.committed(self.config.hunl.stack), view.raises)
+        board = np.asarray(view.board[: BOARD_SIZES[view.street]], dtype=np.int64)
+        self._fill(out, np.arange(count), node, view.street, hole, np.tile(board, (count, 1)))
+        return self._restricted(out, masks)
+
     def probabilities_batch(
         self, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_], seat: int
     ) -> npt.NDArray[np.float64]:
-        """Seat ``seat``'s average strategy at ``[N]`` encoder records with bool masks ``[N, num_slots]``:
-        float64 ``[N, num_slots]``, 0 on illegal slots (module docstring)."""
+        """Seat ``seat``'s average strategy at ``[N]`` decision records
+        (:data:`~pokerai.games.holdem.HUNL_RECORD_DTYPE`) with bool masks ``[N, num_slots]``: float64
+        ``[N, num_slots]``, 0 on illegal slots (module docstring)."""
         if seat not in (0, 1):
             raise ValueError(f"seat {seat!r} is not 0 (button) or 1 (big blind)")
         masks = np.asarray(masks, dtype=np.bool_)
@@ -186,15 +208,33 @@ class TabularBlueprint:
             keys, inverse = np.unique(public, axis=0, return_inverse=True)
         for row, (street, own, opponent, raises) in enumerate(keys.tolist()):
             members = np.flatnonzero(inverse.reshape(-1) == row)
-            committed = (stack - own, stack - opponent) if seat == 0 else (stack - opponent, stack - own)
-            node = self.tree.lookup(street, seat, committed, raises)
-            actions = int(self.tree.num_actions[node])
+            node = self.tree.lookup(street, seat, committed_by_seat(seat, own, opponent, stack), raises)
             hole = records["hole"][members].astype(np.int64)
             board = records["board"][members, : BOARD_SIZES[street]].astype(np.int64)
-            buckets = np.asarray(self.abstraction.bucket(street, hole, board), dtype=np.int64).reshape(-1)
-            rows = self.offsets[node] + buckets[:, None] * actions + np.arange(actions)
-            slots = self.tree.slots[node, :actions].astype(np.intp)
-            out[members[:, None], slots[None, :]] = self.strategy[rows]
+            self._fill(out, members, node, street, hole, board)
+        return self._restricted(out, masks)
+
+    def _fill(
+        self,
+        out: npt.NDArray[np.float64],
+        members: npt.NDArray[np.intp],
+        node: int,
+        street: int,
+        hole: npt.NDArray[np.int64],
+        board: npt.NDArray[np.int64],
+    ) -> None:
+        """Write node ``node``'s strategy for the hands ``hole`` [M, 2] on ``board`` [M, cards] into the
+        rows ``members`` of ``out`` [N, num_slots], on the node's slots."""
+        actions = int(self.tree.num_actions[node])
+        buckets = np.asarray(self.abstraction.bucket(street, hole, board), dtype=np.int64).reshape(-1)
+        rows = self.offsets[node] + buckets[:, None] * actions + np.arange(actions)
+        slots = self.tree.slots[node, :actions].astype(np.intp)
+        out[members[:, None], slots[None, :]] = self.strategy[rows]
+
+    @staticmethod
+    def _restricted(out: npt.NDArray[np.float64], masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        """``out`` [N, num_slots] restricted to ``masks`` and renormalised; a row left empty checks or
+        calls (or takes its first legal slot)."""
         out *= masks
         totals = out.sum(axis=1, keepdims=True)
         empty = totals[:, 0] <= 0
@@ -204,16 +244,14 @@ class TabularBlueprint:
             )
             out[np.flatnonzero(empty), fallback] = 1.0
             totals = out.sum(axis=1, keepdims=True)
-        return out / totals
+        result: npt.NDArray[np.float64] = out / totals
+        return result
 
     def probabilities(self, state: Any) -> npt.NDArray[np.float64]:
         """The average strategy of the player to act at a learning-game ``state``: float64 ``[num_slots]``."""
-        from pokerai.deepcfr.traversal import legal_mask
-
-        seat = state.current_player()
-        records = np.empty(1, dtype=self.encoder.record_dtype)
-        records[0] = self.encoder.record(state, seat)
-        return self.probabilities_batch(records, legal_mask(state, self.num_slots)[np.newaxis, :], seat)[0]
+        engine = state.engine
+        hole = np.array([engine.hole_cards(state.current_player())], dtype=np.int64)
+        return self.hand_probabilities(engine, hole, state.legal_mask())[0]
 
     # ------------------------------------------------------------------ files
 
@@ -369,8 +407,9 @@ def save_arrays(path: Path, *, compressed: bool = False, **arrays: Any) -> None:
     write_atomically(path, lambda stream: save(stream, **arrays))
 
 
-AnyBlueprint: TypeAlias = "Blueprint | TabularBlueprint"
-"""A playable blueprint of either kind: the agents and search take both."""
+AnyBlueprint: TypeAlias = Blueprint
+"""A playable blueprint of either kind (:class:`~pokerai.games.holdem.Blueprint`), under the name
+the search imports it by."""
 
 
 __all__ = [

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pokerai.abstraction.buckets import AbstractionConfig, load_abstraction_config
 from pokerai.config import ConfigError, config_to_dict, load_config
-from pokerai.deepcfr.config import HUNLSettings
+from pokerai.games.holdem import HUNLSettings
 from pokerai.tabular.mccfr import MCCFRSettings
 
 ALGORITHM = "mccfr"

@@ -15,15 +15,15 @@ from pokerai.agents.baselines import RandomAgent
 from pokerai.agents.blueprint import (
     BlueprintAgent,
     blueprint_seat,
-    observation_record,
     replay_observation,
 )
 from pokerai.agents.spec import make_agent
-from pokerai.deepcfr.encoding import HUNL_RECORD_DTYPE, HUNLEncoder
+from pokerai.deepcfr.encoding import HUNLEncoder
 from pokerai.deepcfr.export import Blueprint, export_policy
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from pokerai.engine.state import Action, HUNLConfig, HUNLState
 from pokerai.eval.duplicate import duplicate_match
+from pokerai.games.holdem import HUNL_RECORD_DTYPE, decision_records, decision_view
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from tests.deepcfr.tiny import TINY_HUNL, tiny_hunl_trainer
 
@@ -84,7 +84,7 @@ def test_record_and_menu_from_an_observation_match_the_learning_game() -> None:
             observation = Observation.from_state(engine)
             assert blueprint_seat(observation) == seat
             replayed = replay_observation(observation)
-            assert as_record(observation_record(observation, replayed)) == expected
+            assert decision_records(decision_view(replayed), [observation.hole_cards]) == expected
             mask, actions = slot_actions(replayed, game.bets)
             np.testing.assert_array_equal(mask, state.legal_mask())
             for slot in state.legal_actions():
@@ -230,7 +230,9 @@ def test_another_games_chips_are_read_in_the_blueprints_big_blinds(blueprint: Bl
     for raise_to_in_small_blinds in (6, None, None, 5, 15):
         views = [Observation.from_state(state) for state in (small, large)]
         records = [
-            as_record(observation_record(view, replay_observation(view), 100 / view.config.big_blind))
+            decision_records(
+                decision_view(replay_observation(view), 100 / view.config.big_blind), [view.hole_cards]
+            )
             for view in views
         ]
         assert records[0] == records[1]

@@ -16,9 +16,7 @@ from pokerai.deepcfr.encoding import (
     BOARD_OFFSET,
     FEATURE_SIZE,
     HOLE_OFFSET,
-    HUNL_RECORD_DTYPE,
     LEDUC_FEATURE_SIZE,
-    NOT_DEALT,
     SCALARS_OFFSET,
     STREET_OFFSET,
     STRENGTH_SIZE,
@@ -32,6 +30,7 @@ from pokerai.engine.cards import parse_cards
 from pokerai.engine.equity import hand_class, preflop_equity_table
 from pokerai.engine.evaluator import CATEGORIES, hand_category, rank_hand
 from pokerai.games import KuhnPoker, LeducPoker
+from pokerai.games.holdem import HUNL_RECORD_DTYPE, NOT_DEALT
 from pokerai.games.hunl import HUNLGame, HUNLGameState
 from pokerai.games.leduc import LeducState
 from pokerai.games.protocol import State

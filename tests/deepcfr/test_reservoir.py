@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pokerai.deepcfr.encoding import HUNL_RECORD_DTYPE
 from pokerai.deepcfr.reservoir import ReservoirBuffer, pack_masks, unpack_masks
+from pokerai.games.holdem import HUNL_RECORD_DTYPE
 
 # A one-field record keeps the uniformity test fast; the item id is the record.
 ID_DTYPE = np.dtype([("item", np.uint32)])

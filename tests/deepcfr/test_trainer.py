@@ -13,7 +13,7 @@ import torch
 from pokerai.abstraction.buckets import load_abstraction_config
 from pokerai.config import ConfigError, config_to_dict, dump_config
 from pokerai.deepcfr.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from pokerai.deepcfr.encoding import LEDUC_NO_ACTION, NOT_DEALT
+from pokerai.deepcfr.encoding import LEDUC_NO_ACTION
 from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.networks import regret_matching_numpy
 from pokerai.deepcfr.reservoir import unpack_masks
@@ -30,6 +30,7 @@ from pokerai.deepcfr.trainer import (
     replace,
     training_loss,
 )
+from pokerai.games.holdem import NOT_DEALT
 from tests.deepcfr.fake_abstraction import FAKE_CONFIG
 from tests.deepcfr.tiny import TINY_HUNL_BUCKETS
 

@@ -173,6 +173,10 @@ def test_probabilities_read_the_table(abstraction: Any) -> None:
     for index in range(3):
         alone = blueprint.probabilities_batch(mixed[index : index + 1], masks[index : index + 1], 1)[0]
         np.testing.assert_array_equal(batch[index], alone)
+    # Read from the engine state directly, with no record, each gives the same strategy.
+    for index, spot in enumerate((flop, limped, flop)):
+        hole = mixed["hole"][index : index + 1].astype(np.int64)
+        np.testing.assert_array_equal(blueprint.hand_probabilities(spot, hole, masks[index])[0], batch[index])
     with pytest.raises(ValueError, match="seat"):
         blueprint.probabilities_batch(records, mask[None, :], 2)
 

@@ -287,7 +287,8 @@ def test_imports_down_and_sideways_are_allowed(tmp_path: Path) -> None:
     )
     (root / "tabular").mkdir()
     (root / "tabular" / "config.py").write_text(
-        "from pokerai.games.holdem import HUNLSettings\nfrom . import mccfr\nfrom pokerai.tabular import tree\n"
+        "from pokerai.games.holdem import HUNLSettings\nfrom . import mccfr\n"
+        "from pokerai.tabular import tree\n"
     )
     assert upward_imports(root) == []
     assert independent_imports(root) == []

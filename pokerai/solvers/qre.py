@@ -582,27 +582,8 @@ def trace_logit_qre(
                 factors = None
                 if iterations >= 12:
                     step /= 2.0
-        # Polish the point: Newton with a fresh Jacobian, then chord iterations (iterative
-        # refinement: at large λ the Jacobian is ill-conditioned, so one solve is not enough).
-        for _ in range(4):
-            residual = branch.residual(target, evaluation)
-            if residual <= corrector_tolerance:
-                break
-            factors = lu_factor(branch.jacobian(target, evaluation), check_finite=False)
-            result.factorisations += 1
-            stalled = 0
-            for _ in range(30):
-                h = variables - target * branch.advantages(evaluation[4])
-                candidate = variables - lu_solve(factors, h, check_finite=False)
-                candidate_evaluation = branch.evaluate(candidate)
-                candidate_residual = branch.residual(target, candidate_evaluation)
-                if not math.isfinite(candidate_residual) or candidate_residual > 10.0 * residual:
-                    break
-                variables, evaluation = candidate, candidate_evaluation
-                stalled = stalled + 1 if candidate_residual >= residual else 0
-                residual = min(residual, candidate_residual)
-                if residual <= corrector_tolerance or stalled >= 3:
-                    break
+        variables, evaluation, factors = _polish(branch, target, variables, evaluation, factors,
+                                                 corrector_tolerance, result)  # fmt: skip
         point = _point(branch, target, variables)
         if point.residual > corrector_tolerance:
             point = _polish_extended(branch, target, variables, point, corrector_tolerance)
@@ -613,6 +594,40 @@ def trace_logit_qre(
         result.points.append(point)
     result.seconds = time.perf_counter() - start_time
     return result
+
+
+def _polish(
+    branch: _Branch,
+    target: float,
+    variables: np.ndarray,
+    evaluation: tuple[np.ndarray, ...],
+    factors: tuple[np.ndarray, np.ndarray] | None,
+    goal: float,
+    result: QREResult,
+) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray] | None]:
+    """Polish the point at λ = ``target`` to residual ``goal``: Newton with a fresh Jacobian, then
+    chord iterations (iterative refinement: at large λ the Jacobian is ill-conditioned, so one
+    solve is not enough). Returns the variables, their evaluation and the LU factors last used."""
+    for _ in range(4):
+        residual = branch.residual(target, evaluation)
+        if residual <= goal:
+            break
+        factors = lu_factor(branch.jacobian(target, evaluation), check_finite=False)
+        result.factorisations += 1
+        stalled = 0
+        for _ in range(30):
+            h = variables - target * branch.advantages(evaluation[4])
+            candidate = variables - lu_solve(factors, h, check_finite=False)
+            candidate_evaluation = branch.evaluate(candidate)
+            candidate_residual = branch.residual(target, candidate_evaluation)
+            if not math.isfinite(candidate_residual) or candidate_residual > 10.0 * residual:
+                break
+            variables, evaluation = candidate, candidate_evaluation
+            stalled = stalled + 1 if candidate_residual >= residual else 0
+            residual = min(residual, candidate_residual)
+            if residual <= goal or stalled >= 3:
+                break
+    return variables, evaluation, factors
 
 
 def _polish_extended(branch: _Branch, lam: float, variables: np.ndarray, point: QREPoint,

@@ -53,17 +53,28 @@ def node_value(node, kind, infoset, first_child, num_children, action, chance_pr
 
 
 @njit(cache=True)
-def expected_node_values(kind, player, infoset, first_child, num_children, action,
-                    chance_probability, utility, strategy):  # fmt: skip
-    """Player 0's expected return at every node when both players follow ``strategy``."""
-    num_nodes = kind.shape[0]
-    values = np.zeros(num_nodes)
-    for node in range(num_nodes - 1, -1, -1):
+def fill_node_values(kind, infoset, first_child, num_children, action, chance_probability, utility,
+                     strategy, values):  # fmt: skip
+    """Write player 0's expected return at every node, following ``strategy``, into ``values``.
+
+    Nodes are valued from the last to the first, so children (which follow their parent in
+    the tree's breadth-first order) are valued before their parent.
+    """
+    for node in range(kind.shape[0] - 1, -1, -1):
         if kind[node] == TERMINAL_NODE:
             values[node] = utility[node]
         else:
             values[node] = node_value(node, kind, infoset, first_child, num_children, action,
                                       chance_probability, strategy, values)  # fmt: skip
+
+
+@njit(cache=True)
+def expected_node_values(kind, player, infoset, first_child, num_children, action,
+                    chance_probability, utility, strategy):  # fmt: skip
+    """Player 0's expected return at every node when both players follow ``strategy``."""
+    values = np.zeros(kind.shape[0])
+    fill_node_values(kind, infoset, first_child, num_children, action, chance_probability, utility,
+                     strategy, values)  # fmt: skip
     return values
 
 

@@ -35,12 +35,13 @@ normalisation, as weighting iteration t's contribution by t^gamma.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from pokerai.games.protocol import Game
-from pokerai.solvers.best_response import node_value, tree_of
+from pokerai.solvers.best_response import fill_node_values, tree_of
 from pokerai.solvers.policy import TabularPolicy, normalize_rows
 from pokerai.solvers.regret import discount_and_floor, regret_matching
 from pokerai.solvers.tree import CHANCE_NODE, TERMINAL_NODE, GameTree
@@ -87,10 +88,48 @@ def dcfr_variant(alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0) -> C
     return replace(VARIANTS["dcfr"], alpha=alpha, beta=beta, average_exponent=gamma)
 
 
+class _KernelTree(NamedTuple):
+    """The arrays of a ``GameTree`` that the CFR kernels read (the fields of the same names), and
+    ``player_bounds`` int64 [3]: player p's information sets are ``player_bounds[p] .. [p + 1] - 1``."""
+
+    kind: np.ndarray
+    player: np.ndarray
+    infoset: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    action: np.ndarray
+    chance_probability: np.ndarray
+    utility: np.ndarray
+    depth_first_decisions: np.ndarray
+    legal_mask: np.ndarray
+    player_bounds: np.ndarray
+
+
+class _Rule(NamedTuple):
+    """A ``CFRVariant``'s update rule as the kernel reads it (floats as float)."""
+
+    alternating: bool
+    floor_regrets: bool
+    discount: bool
+    alpha: float
+    beta: float
+    average_exponent: float
+    predictive: bool
+
+
+class _Tables(NamedTuple):
+    """The solver's float64 tables (``CFRSolver``'s attributes) and the kernel's scratch arrays."""
+
+    strategy: np.ndarray
+    cumulative_regret: np.ndarray
+    instant_regret: np.ndarray
+    cumulative_strategy: np.ndarray
+    reach: np.ndarray
+    values: np.ndarray
+
+
 @njit(cache=True)
-def _traverse(kind, player, infoset, first_child, num_children, action, chance_probability,
-              utility, depth_first_decisions, strategy, update_0, update_1, average_weight,
-              cumulative_regret, instant_regret, cumulative_strategy, reach, values):  # fmt: skip
+def _traverse(tree, tables, update_0, update_1, average_weight):
     """One full-tree CFR pass for the players flagged by ``update_0`` / ``update_1``.
 
     Adds each flagged player's counterfactual regrets of this iteration to
@@ -103,6 +142,9 @@ def _traverse(kind, player, infoset, first_child, num_children, action, chance_p
     order of a recursive implementation such as OpenSpiel's -- so that the
     float64 sums are bit-for-bit those of the textbook algorithm.
     """
+    (kind, player, infoset, first_child, num_children, action, chance_probability, utility,
+     depth_first_decisions, _, _) = tree  # fmt: skip
+    strategy, cumulative_regret, instant_regret, cumulative_strategy, reach, values = tables
     num_nodes = kind.shape[0]
     reach[0, 0] = 1.0
     reach[1, 0] = 1.0
@@ -128,12 +170,8 @@ def _traverse(kind, player, infoset, first_child, num_children, action, chance_p
                 reach[0, child] = reach_0 * probability if acting_0 else reach_0
                 reach[1, child] = reach_1 if acting_0 else reach_1 * probability
                 reach[2, child] = reach_chance
-    for node in range(num_nodes - 1, -1, -1):
-        if kind[node] == TERMINAL_NODE:
-            values[node] = utility[node]
-        else:
-            values[node] = node_value(node, kind, infoset, first_child, num_children, action,
-                                      chance_probability, strategy, values)  # fmt: skip
+    fill_node_values(kind, infoset, first_child, num_children, action, chance_probability, utility,
+                     strategy, values)  # fmt: skip
     for node in depth_first_decisions:
         acting = player[node]
         if not ((acting == 0 and update_0) or (acting == 1 and update_1)):
@@ -152,29 +190,23 @@ def _traverse(kind, player, infoset, first_child, num_children, action, chance_p
 
 
 @njit(cache=True)
-def _run(iterations, first_iteration, kind, player, infoset, first_child, num_children, action,
-         chance_probability, utility, depth_first_decisions, legal_mask, player_bounds,
-         alternating, floor_regrets, discount, alpha, beta, average_exponent, predictive,
-         strategy, cumulative_regret, instant_regret, cumulative_strategy, reach,
-         values):  # fmt: skip
+def _run(iterations, first_iteration, tree, rule, tables):
     """Run ``iterations`` CFR iterations numbered from ``first_iteration`` (1-based)."""
+    legal_mask, player_bounds, alternating = tree.legal_mask, tree.player_bounds, rule.alternating
+    cumulative_regret, instant_regret = tables.cumulative_regret, tables.instant_regret
     num_infosets = legal_mask.shape[0]
     for step in range(iterations):
         t = first_iteration + step
-        weight = float(t) ** average_exponent
+        weight = float(t) ** rule.average_exponent
         for p in range(2 if alternating else 1):
             low = player_bounds[p] if alternating else 0
             high = player_bounds[p + 1] if alternating else num_infosets
             instant_regret[low:high] = 0.0
-            _traverse(kind, player, infoset, first_child, num_children, action,
-                      chance_probability, utility, depth_first_decisions, strategy,
-                      p == 0 or not alternating, p == 1 or not alternating, weight,
-                      cumulative_regret, instant_regret, cumulative_strategy, reach,
-                      values)  # fmt: skip
-            discount_and_floor(cumulative_regret, legal_mask, low, high, t, floor_regrets,
-                               discount, alpha, beta)  # fmt: skip
-            regret_matching(cumulative_regret, instant_regret, predictive, legal_mask, low,
-                            high, strategy)  # fmt: skip
+            _traverse(tree, tables, p == 0 or not alternating, p == 1 or not alternating, weight)
+            discount_and_floor(cumulative_regret, legal_mask, low, high, t, rule.floor_regrets,
+                               rule.discount, rule.alpha, rule.beta)  # fmt: skip
+            regret_matching(cumulative_regret, instant_regret, rule.predictive, legal_mask, low,
+                            high, tables.strategy)  # fmt: skip
 
 
 class CFRSolver:
@@ -210,14 +242,15 @@ class CFRSolver:
         if iterations < 0:
             raise ValueError(f"iterations must be >= 0, got {iterations}")
         tree, variant = self.tree, self.variant
-        _run(iterations, self.iteration + 1, tree.kind, tree.player, tree.infoset,
-             tree.first_child, tree.num_children, tree.action, tree.chance_probability,
-             tree.utility, tree.depth_first_decisions, tree.legal_mask, self._player_bounds,
-             variant.alternating,
-             variant.floor_regrets, variant.discount, float(variant.alpha), float(variant.beta),
-             float(variant.average_exponent), variant.predictive, self.current_strategy,
-             self.cumulative_regret, self.instant_regret, self.cumulative_strategy,
-             self._reach, self._values)  # fmt: skip
+        kernel_tree = _KernelTree(tree.kind, tree.player, tree.infoset, tree.first_child,
+                                  tree.num_children, tree.action, tree.chance_probability, tree.utility,
+                                  tree.depth_first_decisions, tree.legal_mask,
+                                  self._player_bounds)  # fmt: skip
+        rule = _Rule(variant.alternating, variant.floor_regrets, variant.discount, float(variant.alpha),
+                     float(variant.beta), float(variant.average_exponent), variant.predictive)  # fmt: skip
+        tables = _Tables(self.current_strategy, self.cumulative_regret, self.instant_regret,
+                         self.cumulative_strategy, self._reach, self._values)  # fmt: skip
+        _run(iterations, self.iteration + 1, kernel_tree, rule, tables)
         self.iteration += iterations
 
     def average_policy(self) -> TabularPolicy:

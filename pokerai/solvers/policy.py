@@ -8,17 +8,25 @@ from pokerai.games.protocol import State
 from pokerai.solvers.tree import GameTree
 
 
+def normalize_rows_or(weights: np.ndarray, fallback: np.ndarray | float) -> np.ndarray:
+    """Rows (the last axis) of non-negative ``weights`` scaled to sum to 1; ``fallback`` where a row sums to 0.
+
+    ``fallback`` broadcasts against ``weights`` (a scalar such as ``1 / num_actions``, or a
+    uniform row per row); the result has the dtype numpy gives ``weights / totals`` (float32
+    weights with a Python float fallback stay float32). Never divides by 0.
+    """
+    totals = weights.sum(axis=-1, keepdims=True)
+    return np.where(totals > 0.0, weights / np.where(totals > 0.0, totals, 1.0), fallback)
+
+
 def normalize_rows(weights: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
     """Rows of ``weights`` scaled to sum to 1 over legal actions; uniform where a row sums to 0.
 
     ``weights`` and ``legal_mask`` are ``[num_infosets, num_actions]``; illegal
     entries of the result are 0. Never returns NaN.
     """
-    masked = np.where(legal_mask, weights, 0.0)
-    totals = masked.sum(axis=1, keepdims=True)
     uniform = legal_mask / legal_mask.sum(axis=1, keepdims=True)
-    safe_totals = np.where(totals > 0.0, totals, 1.0)
-    return np.where(totals > 0.0, masked / safe_totals, uniform)
+    return normalize_rows_or(np.where(legal_mask, weights, 0.0), uniform)
 
 
 class TabularPolicy:

@@ -52,6 +52,7 @@ from pokerai.search.rollouts import LeafSettings
 from pokerai.search.street import StreetOptions, avoid_hugepage_stalls, solve_street
 from pokerai.search.subgame import blend
 from pokerai.search.tree import Exact, action_label
+from pokerai.solvers.policy import normalize_rows_or
 from pokerai.tabular.blueprint import AnyBlueprint
 
 LEAF_GROUPS_PER_DOUBLING = 0.5
@@ -305,9 +306,7 @@ class SearchAgent(BlueprintAgent):
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)
         rows = self.policy(state)[COMBO_INDEX[hands[:, 0], hands[:, 1]]] * mask
-        totals = rows.sum(axis=1, keepdims=True)
-        uniform = mask / max(int(mask.sum()), 1)
-        return np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), uniform), actions
+        return normalize_rows_or(rows, mask / max(int(mask.sum()), 1)), actions
 
 
 def load_search_agent(path: str, config: SearchConfig | None = None, **options: Any) -> SearchAgent:

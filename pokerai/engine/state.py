@@ -37,7 +37,7 @@ Conventions
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -126,6 +126,15 @@ _SHOWDOWN_WINNERS: dict[tuple[int, ...], int | None] = {}
 """The showdown winner (None: a split) of recent deals: a tree traversal reaches many showdowns of
 one deal. Cleared when it holds ``_SHOWDOWN_CACHE_SIZE`` deals."""
 _SHOWDOWN_CACHE_SIZE = 4096
+
+
+def _passes(verify: Callable[..., None], *arguments: object) -> bool:
+    """Whether ``verify(*arguments)`` returns without raising ``ValueError`` (a ``can_x`` of ``verify_x``)."""
+    try:
+        verify(*arguments)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_player(player: object) -> int:
@@ -339,11 +348,7 @@ class HUNLState:
             raise ValueError(f"player {actor} cannot fold: there is no bet to call, so check instead")
 
     def can_fold(self, player: int | None = None) -> bool:
-        try:
-            self.verify_fold(player)
-        except ValueError:
-            return False
-        return True
+        return _passes(self.verify_fold, player)
 
     def verify_check(self, player: int | None = None) -> None:
         actor = self._verify_turn(player)
@@ -352,11 +357,7 @@ class HUNLState:
             raise ValueError(f"player {actor} cannot check: it faces a bet of {facing} more")
 
     def can_check(self, player: int | None = None) -> bool:
-        try:
-            self.verify_check(player)
-        except ValueError:
-            return False
-        return True
+        return _passes(self.verify_check, player)
 
     def verify_call(self, player: int | None = None) -> None:
         actor = self._verify_turn(player)
@@ -364,11 +365,7 @@ class HUNLState:
             raise ValueError(f"player {actor} cannot call: there is no bet to call, so check instead")
 
     def can_call(self, player: int | None = None) -> bool:
-        try:
-            self.verify_call(player)
-        except ValueError:
-            return False
-        return True
+        return _passes(self.verify_call, player)
 
     def verify_check_or_call(self, player: int | None = None) -> None:
         self._verify_turn(player)
@@ -410,11 +407,7 @@ class HUNLState:
             raise ValueError(f"raise to {amount} is above player {actor}'s all-in raise to {maximum}")
 
     def can_raise_to(self, amount: int, player: int | None = None) -> bool:
-        try:
-            self.verify_raise_to(amount, player)
-        except ValueError:
-            return False
-        return True
+        return _passes(self.verify_raise_to, amount, player)
 
     def verify(self, action: Action) -> None:
         """Raise ``ValueError`` saying why ``action`` is not legal here; return if it is."""
@@ -435,11 +428,7 @@ class HUNLState:
             raise ValueError(f"unknown action kind {kind!r}")
 
     def can_apply(self, action: Action) -> bool:
-        try:
-            self.verify(action)
-        except ValueError:
-            return False
-        return True
+        return _passes(self.verify, action)
 
     # ------------------------------------------------------------------ actions
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal
+from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal, deal_outcomes
 
 CARD_NAMES = ("J", "Q", "K")
 PASS, BET = 0, 1
@@ -42,8 +42,7 @@ class KuhnState(PlayerDerivedFlags):
     def chance_outcomes(self) -> Sequence[tuple[int, float]]:
         if not self.is_chance():
             return ()
-        remaining = [card for card in range(3) if card not in self.cards]
-        return tuple((card, 1.0 / len(remaining)) for card in remaining)
+        return deal_outcomes(3, self.cards)
 
     def child(self, action: int) -> KuhnState:
         check_legal(self, action)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal
+from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal, deal_outcomes
 
 FOLD, CALL, RAISE = 0, 1, 2
 CARD_NAMES = ("Js", "Jh", "Qs", "Qh", "Ks", "Kh")
@@ -86,8 +86,7 @@ class LeducState(PlayerDerivedFlags):
     def chance_outcomes(self) -> Sequence[tuple[int, float]]:
         if not self.is_chance():
             return ()
-        remaining = [card for card in range(6) if card not in self.cards]
-        return tuple((card, 1.0 / len(remaining)) for card in remaining)
+        return deal_outcomes(6, self.cards)
 
     def child(self, action: int) -> LeducState:
         check_legal(self, action)

@@ -117,6 +117,13 @@ class PlayerDerivedFlags:
         return self.current_player() == CHANCE
 
 
+def deal_outcomes(deck_size: int, dealt: Sequence[int]) -> tuple[tuple[int, float], ...]:
+    """The chance outcomes of dealing one card, equally likely, from cards ``0 .. deck_size - 1``
+    not in ``dealt``: ``((card, probability), ...)`` in card order."""
+    remaining = [card for card in range(deck_size) if card not in dealt]
+    return tuple((card, 1.0 / len(remaining)) for card in remaining)
+
+
 def check_legal(state: State, action: int) -> None:
     """Raise ``ValueError`` with a plain sentence if ``action`` is not legal at ``state``."""
     if state.is_terminal():

@@ -87,20 +87,21 @@ class PercentileStreet:
     )
 
 
-@dataclass(frozen=True)
-class ClusteredStreet:
-    """A street bucketed by EMD k-medians on equity histograms (flop, turn)."""
-
-    buckets: int = field(default=12, metadata={"min": 1, "max": 255, "help": "number of clusters"})
-    bins: int = field(default=50, metadata={"min": 2, "max": 1000, "help": "histogram bins on [0, 1]"})
-    runouts: int = field(
-        default=0, metadata={"min": 0, "help": "run-outs per histogram; 0 enumerates all of them"}
-    )
-    fit_samples: int = field(
+def _fit_samples_field() -> Any:
+    return field(
         default=200_000, metadata={"min": 1, "help": "uniformly dealt hands the centroids are fitted on"}
     )
-    restarts: int = field(default=4, metadata={"min": 1, "help": "k-means++ restarts; the best one is kept"})
-    max_iterations: int = field(default=50, metadata={"min": 1, "help": "k-medians iterations per restart"})
+
+
+def _restarts_field() -> Any:
+    return field(default=4, metadata={"min": 1, "help": "k-means++ restarts; the best one is kept"})
+
+
+class _Fitted:
+    """What a street bucketed by clusters fitted on a sample checks: enough samples per bucket."""
+
+    buckets: int
+    fit_samples: int
 
     def __post_init__(self) -> None:
         if self.fit_samples < self.buckets:
@@ -108,7 +109,21 @@ class ClusteredStreet:
 
 
 @dataclass(frozen=True)
-class OchsStreet:
+class ClusteredStreet(_Fitted):
+    """A street bucketed by EMD k-medians on equity histograms (flop, turn)."""
+
+    buckets: int = field(default=12, metadata={"min": 1, "max": 255, "help": "number of clusters"})
+    bins: int = field(default=50, metadata={"min": 2, "max": 1000, "help": "histogram bins on [0, 1]"})
+    runouts: int = field(
+        default=0, metadata={"min": 0, "help": "run-outs per histogram; 0 enumerates all of them"}
+    )
+    fit_samples: int = _fit_samples_field()
+    restarts: int = _restarts_field()
+    max_iterations: int = field(default=50, metadata={"min": 1, "help": "k-medians iterations per restart"})
+
+
+@dataclass(frozen=True)
+class OchsStreet(_Fitted):
     """The river bucketed by k-means on opponent cluster hand strength (:mod:`pokerai.abstraction.ochs`).
 
     Written ``river: {kind: ochs, ...}``; a river mapping without ``kind`` is a :class:`PercentileStreet`.
@@ -120,15 +135,9 @@ class OchsStreet:
         default=8,
         metadata={"min": 1, "max": 64, "help": "equal-mass groups of preflop classes, one feature each"},
     )
-    fit_samples: int = field(
-        default=200_000, metadata={"min": 1, "help": "uniformly dealt hands the centroids are fitted on"}
-    )
-    restarts: int = field(default=4, metadata={"min": 1, "help": "k-means++ restarts; the best one is kept"})
+    fit_samples: int = _fit_samples_field()
+    restarts: int = _restarts_field()
     max_iterations: int = field(default=100, metadata={"min": 1, "help": "k-means iterations per restart"})
-
-    def __post_init__(self) -> None:
-        if self.fit_samples < self.buckets:
-            raise ValueError(f"fit_samples {self.fit_samples} is below the number of buckets {self.buckets}")
 
 
 @dataclass(frozen=True)

@@ -269,6 +269,19 @@ def board_ochs_features(
     pair_cluster, num_clusters = _pair_clusters(clusters)
     indices = np.empty(num_boards * _HOLES_PER_BOARD, dtype=np.int64)
     features = np.empty((num_boards * _HOLES_PER_BOARD, num_clusters), dtype=np.float32)
+    _fill_board_features(first_board, num_boards, pair_cluster, num_clusters, indices, features)
+    return indices, features
+
+
+def _fill_board_features(
+    first_board: int,
+    num_boards: int,
+    pair_cluster: npt.NDArray[np.int64],
+    num_clusters: int,
+    indices: npt.NDArray[np.int64],
+    features: npt.NDArray[np.float32],
+) -> None:
+    """Run :func:`_board_features` on boards ``first_board ..`` into the first rows of the buffers."""
     built = tables()
     _board_features(
         first_board,
@@ -280,10 +293,9 @@ def board_ochs_features(
         built.card_key,
         built.nonflush[7],
         built.flush,
-        boards.unindex_tables,
+        board_indexer(5).unindex_tables,
         street_indexer(3).index_tables,
     )
-    return indices, features
 
 
 def nearest_centroid(
@@ -379,7 +391,6 @@ def ochs_river_table(
         raise ValueError(f"centroids {centroids.shape} do not have one column per {num_clusters} clusters")
     boards = board_indexer(5)
     river = street_indexer(3)
-    built = tables()
     batch = max(1, _FEATURE_BUFFER_BYTES // (4 * num_clusters * _HOLES_PER_BOARD))
     indices = np.empty(batch * _HOLES_PER_BOARD, dtype=np.int64)
     features = np.empty((batch * _HOLES_PER_BOARD, num_clusters), dtype=np.float32)
@@ -387,19 +398,7 @@ def ochs_river_table(
     for first in range(0, boards.size, batch):
         count = min(batch, boards.size - first)
         rows = count * _HOLES_PER_BOARD
-        _board_features(
-            first,
-            count,
-            pair_cluster,
-            num_clusters,
-            indices,
-            features,
-            built.card_key,
-            built.nonflush[7],
-            built.flush,
-            boards.unindex_tables,
-            river.index_tables,
-        )
+        _fill_board_features(first, count, pair_cluster, num_clusters, indices, features)
         table[indices[:rows]] = nearest_centroid(features[:rows], centroids)
         if progress is not None:
             progress(first + count, boards.size)

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pokerai.abstraction.buckets import AbstractionConfig, load_abstraction_config
+from pokerai.abstraction.buckets import AbstractionConfig
 from pokerai.config import ConfigError, config_to_dict, load_config
 from pokerai.deepcfr.encoding import Encoder, make_encoder, shared_abstraction
-from pokerai.games.holdem import HUNLSettings
+from pokerai.games.holdem import HUNLSettings, abstraction_config
 from pokerai.games.leduc import LeducPoker
 
 Activation = Literal["relu", "gelu"]
@@ -222,10 +222,10 @@ def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
     where = f"{source}: " if isinstance(source, (str, Path)) else ""
     if isinstance(source, dict) and isinstance(source.get("abstraction"), dict):
         # Checked here so that a bad stored abstraction config names its own key, not the union's types.
-        source = {**source, "abstraction": _abstraction_config(source["abstraction"], where)}
+        source = {**source, "abstraction": abstraction_config(source["abstraction"], where)}
     config = load_config(source, DeepCFRConfig, required=required)
     if isinstance(config.abstraction, str):
-        config = dataclasses.replace(config, abstraction=_abstraction_config(config.abstraction, where))
+        config = dataclasses.replace(config, abstraction=abstraction_config(config.abstraction, where))
     if config.game == "leduc" and config.encoding != "cards":
         raise ConfigError(f"{where}encoding: {config.encoding!r} is for hold'em; Leduc has only 'cards'")
     if config.game == "leduc" and config.all_in_equity:
@@ -248,17 +248,16 @@ def load_deepcfr_config(source: str | Path | dict[str, Any]) -> DeepCFRConfig:
     return config
 
 
-def _abstraction_config(source: str | dict[str, Any], where: str) -> AbstractionConfig:
-    """The abstraction config at the path or in the mapping ``source``; errors name ``abstraction:``."""
-    if isinstance(source, str) and not Path(source).is_file():
-        raise ConfigError(
-            f"{where}abstraction: config file {source} does not exist (a relative path starts at the "
-            f"working directory, {Path.cwd()})"
-        )
-    try:
-        return load_abstraction_config(source)
-    except ConfigError as error:
-        raise ConfigError(f"{where}abstraction: {error}") from None
+def traversal_options(config: DeepCFRConfig) -> dict[str, Any]:
+    """The keywords of :func:`~pokerai.deepcfr.traversal.run_traversals` that a run's ``config`` sets."""
+    return {
+        "seed": config.seed,
+        "concurrent": config.concurrent_traversals,
+        "value_scale": config.value_scale,
+        "chance": config.chance,
+        "all_in_equity": config.all_in_equity,
+        "terminal_responses": config.terminal_responses == "expected",
+    }
 
 
 def make_game(config: DeepCFRConfig) -> Any:

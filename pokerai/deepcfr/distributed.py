@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from pokerai.config import config_to_dict
-from pokerai.deepcfr.config import make_run_encoder
+from pokerai.deepcfr.config import make_run_encoder, traversal_options
 from pokerai.deepcfr.networks import build_networks
 from pokerai.deepcfr.trainer import DeepCFRTrainer, advantage_strategy, load_deepcfr_config, make_game
 from pokerai.deepcfr.traversal import TraversalSamples, run_traversals
@@ -186,13 +186,8 @@ class TraversalWorker:
             traverser=traverser,
             count=count,
             iteration=iteration,
-            seed=self.config.seed,
-            concurrent=self.config.concurrent_traversals,
-            value_scale=self.config.value_scale,
-            chance=self.config.chance,
-            all_in_equity=self.config.all_in_equity,
-            terminal_responses=self.config.terminal_responses == "expected",
             first=first,
+            **traversal_options(self.config),
         )
 
 

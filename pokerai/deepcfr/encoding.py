@@ -237,7 +237,7 @@ class HUNLEncoder(DecisionRecords):
             # Preflop buckets by (card, card), either order: a gather instead of an index computation.
             low, high = np.triu_indices(NUM_CARDS, k=1)
             pairs = np.stack([low, high], axis=1).astype(np.uint8)
-            preflop = _street_buckets(pairs, abstraction.tables[0], *street_indexer(0).index_tables)
+            preflop = _street_buckets(pairs, abstraction.tables[0], street_indexer(0).index_tables)
             self._preflop_buckets = np.zeros((NUM_CARDS, NUM_CARDS), dtype=np.intp)
             self._preflop_buckets[low, high] = preflop
             self._preflop_buckets[high, low] = preflop
@@ -307,7 +307,7 @@ class HUNLEncoder(DecisionRecords):
                 break
             cards = np.concatenate([hole[rows], records["board"][rows, : BOARD_SIZES[street]]], axis=1)
             buckets = _street_buckets(
-                cards, self._abstraction.tables[street], *street_indexer(street).index_tables
+                cards, self._abstraction.tables[street], street_indexer(street).index_tables
             )
             out[rows, offset + buckets.astype(np.intp)] = 1.0
             offset += self._bucket_counts[street]
@@ -341,22 +341,13 @@ class HUNLEncoder(DecisionRecords):
 class LeducEncoder:
     """Leduc records (:data:`LEDUC_RECORD_DTYPE`) and their 30 features (module docstring)."""
 
+    record_dtype: np.dtype[Any] = LEDUC_RECORD_DTYPE
+    feature_size = LEDUC_FEATURE_SIZE
+
     def __init__(self, game: LeducPoker) -> None:
         if not isinstance(game, LeducPoker):
             raise ValueError(f"LeducEncoder needs a LeducPoker game, not {game!r}")
-        self._game = game
-
-    @property
-    def record_dtype(self) -> np.dtype[Any]:
-        return LEDUC_RECORD_DTYPE
-
-    @property
-    def feature_size(self) -> int:
-        return LEDUC_FEATURE_SIZE
-
-    @property
-    def num_slots(self) -> int:
-        return self._game.num_distinct_actions
+        self.num_slots = game.num_distinct_actions
 
     def record(self, state: LeducState, player: int) -> tuple[Any, ...]:
         """What ``player`` knows at ``state`` (after the private cards are dealt), as a record tuple."""
@@ -422,15 +413,11 @@ the one-hot of the player's bucket on each street so far (needs a card abstracti
 def _street_buckets(
     cards: npt.NDArray[np.uint8],
     table: npt.NDArray[np.uint8],
-    rounds: npt.NDArray[np.int64],
-    config_keys: npt.NDArray[np.int64],
-    config_offsets: npt.NDArray[np.int64],
-    config_codes: npt.NDArray[np.int64],
-    shape_sizes: npt.NDArray[np.int64],
-    binomial: npt.NDArray[np.int64],
-    mask_tables: npt.NDArray[np.int64],
+    index_tables: tuple[npt.NDArray[np.int64], ...],
 ) -> npt.NDArray[np.uint8]:
     """``table``'s buckets of hands (card ids [N, 2 + board], hole then board) of one street: uint8 [N].
+    ``index_tables``: the street's :attr:`HandIndexer.index_tables
+    <pokerai.abstraction.isomorphism.HandIndexer.index_tables>`.
 
     One thread, unlike :meth:`HandIndexer.index <pokerai.abstraction.isomorphism.HandIndexer.index>`,
     whose parallel kernel starts numba's OpenMP pool: that raises the OpenMP thread count torch
@@ -439,18 +426,7 @@ def _street_buckets(
     """
     buckets = np.empty(cards.shape[0], dtype=np.uint8)
     for row in range(cards.shape[0]):
-        buckets[row] = table[
-            index_hand(
-                cards[row],
-                rounds,
-                config_keys,
-                config_offsets,
-                config_codes,
-                shape_sizes,
-                binomial,
-                mask_tables,
-            )
-        ]
+        buckets[row] = table[index_hand(cards[row], *index_tables)]
     return buckets
 
 

@@ -202,6 +202,17 @@ def _check_mask(values_shape: torch.Size | tuple[int, ...], mask_shape: torch.Si
         raise ValueError("values must have at least one dimension (the action slots)")
 
 
+def _checked_rows(values: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``values`` as float32 (float64 if they are) and ``mask`` as bool, checked to have the same shape
+    and at least one legal slot per row."""
+    _check_mask(values.shape, mask.shape)
+    mask = mask.to(torch.bool)
+    values = values.to(torch.promote_types(values.dtype, torch.float32))
+    if not bool(mask.any(dim=-1).all()):
+        raise ValueError("every row of the mask needs at least one legal slot")
+    return values, mask
+
+
 def regret_matching(
     advantages: torch.Tensor, mask: torch.Tensor, fallback: Fallback = "argmax"
 ) -> torch.Tensor:
@@ -216,12 +227,8 @@ def regret_matching(
     still informative there; ``"uniform"`` spreads it evenly over legal slots, as
     tabular CFR does. Illegal slots are exactly 0 and every row sums to 1.
     """
-    _check_mask(advantages.shape, mask.shape)
-    mask = mask.to(torch.bool)
-    dtype = torch.promote_types(advantages.dtype, torch.float32)
-    values = advantages.to(dtype)
-    if not bool(mask.any(dim=-1).all()):
-        raise ValueError("every row of the mask needs at least one legal slot")
+    values, mask = _checked_rows(advantages, mask)
+    dtype = values.dtype
     positive = torch.where(mask, values.clamp(min=0.0), torch.zeros((), dtype=dtype, device=values.device))
     # Dividing by the row maximum first keeps the sum finite even for advantages near the float limit.
     largest = positive.amax(dim=-1, keepdim=True)
@@ -279,12 +286,8 @@ def masked_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     logits give a finite answer (ties between them share the probability)
     instead of NaN; NaN logits stay NaN so that a diverged network is noticed.
     """
-    _check_mask(logits.shape, mask.shape)
-    mask = mask.to(torch.bool)
-    dtype = torch.promote_types(logits.dtype, torch.float32)
-    values = logits.to(dtype)
-    if not bool(mask.any(dim=-1).all()):
-        raise ValueError("every row of the mask needs at least one legal slot")
+    values, mask = _checked_rows(logits, mask)
+    dtype = values.dtype
     limit = torch.finfo(dtype).max
     lowest = torch.full((), -torch.inf, dtype=dtype, device=values.device)
     # softmax subtracts the row maximum, so finite logits never overflow; exp(-inf) is exactly 0.

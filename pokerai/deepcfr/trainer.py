@@ -47,6 +47,7 @@ from pokerai.deepcfr.config import (
     make_game,
     make_run_encoder,
     replace,
+    traversal_options,
 )
 from pokerai.deepcfr.encoding import Encoder
 from pokerai.deepcfr.networks import (
@@ -256,12 +257,7 @@ class DeepCFRTrainer:
             traverser=traverser,
             count=self.config.traversals_per_iteration,
             iteration=iteration,
-            seed=self.config.seed,
-            concurrent=self.config.concurrent_traversals,
-            value_scale=self.config.value_scale,
-            chance=self.config.chance,
-            all_in_equity=self.config.all_in_equity,
-            terminal_responses=self.config.terminal_responses == "expected",
+            **traversal_options(self.config),
         )
 
     def run_iteration(self) -> dict[str, float]:

@@ -5,7 +5,8 @@ either Deep CFR's policy networks (:mod:`pokerai.deepcfr`) or a tabular MCCFR ta
 (:mod:`pokerai.tabular`). The two kinds import nothing from each other; what they share lives here,
 below both:
 
-* :class:`HUNLSettings`: the blinds, stacks and bet menu a run learns (a config's ``hunl`` key).
+* :class:`HUNLSettings`: the blinds, stacks and bet menu a run learns (a config's ``hunl`` key), and
+  :func:`abstraction_config`, the card abstraction a run config names (its ``abstraction`` key).
 * :class:`DecisionView` (:func:`decision_view`): the decision of the player to act at an engine state,
   in a blueprint's chips: its seat, street, board, pot, both stacks behind, amount to call and
   raises on the street. The tabular blueprint finds its betting node from it; Deep CFR makes a
@@ -24,12 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import BetAbstraction
+from pokerai.abstraction.buckets import AbstractionConfig, load_abstraction_config
+from pokerai.config import ConfigError
 from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.games.hunl import HUNLGame, HUNLGameState, check_seat, street_raises
 
@@ -67,6 +71,20 @@ class HUNLSettings:
     def game(self) -> HUNLGame:
         config = HUNLConfig(self.small_blind, self.big_blind, (self.stack, self.stack))
         return HUNLGame(config, self.bets)
+
+
+def abstraction_config(source: str | dict[str, Any], where: str = "") -> AbstractionConfig:
+    """The card abstraction config at the path or in the mapping ``source`` (a run config's
+    ``abstraction``); ``ConfigError`` naming ``{where}abstraction:`` when it is missing or bad."""
+    if isinstance(source, str) and not Path(source).is_file():
+        raise ConfigError(
+            f"{where}abstraction: config file {source} does not exist (a relative path starts at the "
+            f"working directory, {Path.cwd()})"
+        )
+    try:
+        return load_abstraction_config(source)
+    except ConfigError as error:
+        raise ConfigError(f"{where}abstraction: {error}") from None
 
 
 def record_board(board: Sequence[int]) -> tuple[int, int, int, int, int]:
@@ -147,9 +165,7 @@ class DecisionRecords:
     """Records (:data:`HUNL_RECORD_DTYPE`) of learning-game states, what a blueprint's
     ``probabilities_batch`` reads."""
 
-    @property
-    def record_dtype(self) -> np.dtype[Any]:
-        return HUNL_RECORD_DTYPE
+    record_dtype: np.dtype[Any] = HUNL_RECORD_DTYPE
 
     def record(self, state: HUNLGameState, player: int) -> tuple[Any, ...]:
         """What seat ``player`` knows at ``state`` (any state after the deal), as a record tuple."""
@@ -200,22 +216,19 @@ class RecordFormat(Protocol):
 
 @runtime_checkable
 class Blueprint(Protocol):
-    """A playable hold'em average strategy of either kind (module docstring)."""
+    """A playable hold'em average strategy of either kind (module docstring).
+
+    ``game`` is the learning game (seat 0 is the button), ``num_slots`` the action slots of its bet
+    menu, ``encoder`` the format of the records :meth:`probabilities_batch` reads
+    (:data:`HUNL_RECORD_DTYPE`).
+    """
 
     @property
-    def game(self) -> HUNLGame:
-        """The learning game (seat 0 is the button)."""
-        ...
-
+    def game(self) -> HUNLGame: ...
     @property
-    def num_slots(self) -> int:
-        """Action slots of the game's bet menu."""
-        ...
-
+    def num_slots(self) -> int: ...
     @property
-    def encoder(self) -> RecordFormat:
-        """The format of the records :meth:`probabilities_batch` reads (:data:`HUNL_RECORD_DTYPE`)."""
-        ...
+    def encoder(self) -> RecordFormat: ...
 
     def hand_probabilities(
         self, state: HUNLState, hands: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]
@@ -245,6 +258,7 @@ __all__ = [
     "DecisionView",
     "HUNLSettings",
     "RecordFormat",
+    "abstraction_config",
     "chip_scale",
     "committed_by_seat",
     "decision_records",

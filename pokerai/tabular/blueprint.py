@@ -307,22 +307,14 @@ class TabularBlueprint:
             config = load_tabular_config(config_file)
         except ConfigError as error:
             raise TabularBlueprintError(f"tabular blueprint {config_file}: {error}") from None
-        try:
-            with np.load(strategy_file, allow_pickle=False) as archive:
-                meta = json.loads(str(archive["meta"]))
-                arrays = {name: np.asarray(archive[name]) for name in archive.files if name != "meta"}
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, json.JSONDecodeError) as error:
-            raise TabularBlueprintError(
-                f"{strategy_file}: the file is corrupt or truncated ({type(error).__name__}: {error})"
-            ) from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
-            raise TabularBlueprintError(f"{strategy_file} is not a pokerai tabular blueprint")
-        version = meta.get("format_version")
-        if version not in (FORMAT_VERSION, QUANTISED_VERSION):
-            raise TabularBlueprintError(
-                f"{strategy_file} has format version {version!r}; "
-                f"this pokerai reads {FORMAT_VERSION} and {QUANTISED_VERSION}"
-            )
+        meta, arrays = read_arrays(
+            strategy_file,
+            FORMAT_NAME,
+            (FORMAT_VERSION, QUANTISED_VERSION),
+            TabularBlueprintError,
+            "tabular blueprint",
+        )
+        version = meta["format_version"]
         table = arrays.get("strategy" if version == FORMAT_VERSION else "quantised")
         expected = np.float32 if version == FORMAT_VERSION else np.uint8
         if (
@@ -407,6 +399,32 @@ def save_arrays(path: Path, *, compressed: bool = False, **arrays: Any) -> None:
     write_atomically(path, lambda stream: save(stream, **arrays))
 
 
+def read_arrays(
+    path: Path, format_name: str, versions: tuple[int, ...], error: type[ValueError], what: str
+) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+    """The JSON record ``meta`` and the other arrays of an ``.npz`` file of this package (a blueprint's
+    strategy or a checkpoint, ``what``), checked to be of ``format_name`` at one of ``versions``.
+
+    Raises ``error`` naming ``path`` when the file is corrupt, truncated, of another format or version.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            meta = json.loads(str(archive["meta"]))
+            arrays = {name: np.asarray(archive[name]) for name in archive.files if name != "meta"}
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, json.JSONDecodeError) as failure:
+        raise error(
+            f"{path}: the file is corrupt or truncated ({type(failure).__name__}: {failure})"
+        ) from None
+    if not isinstance(meta, dict) or meta.get("format") != format_name:
+        raise error(f"{path} is not a pokerai {what}")
+    if meta.get("format_version") not in versions:
+        raise error(
+            f"{path} has format version {meta.get('format_version')!r}; "
+            f"this pokerai reads {' and '.join(str(version) for version in versions)}"
+        )
+    return meta, arrays
+
+
 AnyBlueprint: TypeAlias = Blueprint
 """A playable blueprint of either kind (:class:`~pokerai.games.holdem.Blueprint`), under the name
 the search imports it by."""
@@ -422,5 +440,6 @@ __all__ = [
     "is_tabular_blueprint",
     "normalised_strategy",
     "quantise",
+    "read_arrays",
     "save_arrays",
 ]

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pokerai.abstraction.buckets import AbstractionConfig, load_abstraction_config
+from pokerai.abstraction.buckets import AbstractionConfig
 from pokerai.config import ConfigError, config_to_dict, load_config
-from pokerai.games.holdem import HUNLSettings
+from pokerai.games.holdem import HUNLSettings, abstraction_config
 from pokerai.tabular.mccfr import MCCFRSettings
 
 ALGORITHM = "mccfr"
@@ -121,13 +121,7 @@ def load_tabular_config(source: str | Path | dict[str, Any]) -> TabularConfig:
     """
     config = load_config(source, TabularConfig)
     if isinstance(config.abstraction, str):
-        path = Path(config.abstraction)
-        if not path.is_file():
-            raise ConfigError(f"abstraction: no such abstraction config {config.abstraction!r}")
-        try:
-            inline = load_abstraction_config(path)
-        except ConfigError as error:
-            raise ConfigError(f"abstraction ({path}): {error}") from None
+        inline = abstraction_config(config.abstraction)
         config = load_config({**config_to_dict(config), "abstraction": config_to_dict(inline)}, TabularConfig)
     try:
         config.settings()

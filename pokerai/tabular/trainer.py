@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import time
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +30,13 @@ from pokerai.abstraction.isomorphism import BOARD_SIZES, street_indexer
 from pokerai.config import ConfigError, config_to_dict
 from pokerai.engine.evaluator import rank_hands
 from pokerai.interrupts import TrainingInterrupted, finish_iteration_on_interrupt
-from pokerai.tabular.blueprint import TabularBlueprint, infoset_rows, normalised_strategy, save_arrays
+from pokerai.tabular.blueprint import (
+    TabularBlueprint,
+    infoset_rows,
+    normalised_strategy,
+    read_arrays,
+    save_arrays,
+)
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.mccfr import TabularMCCFR
 from pokerai.tabular.tree import hunl_betting_tree
@@ -245,22 +250,12 @@ class TabularTrainer:
         path = folder / CHECKPOINT_NAME
         if not path.is_file():
             raise TabularCheckpointError(f"{folder} holds no {CHECKPOINT_NAME} to resume")
-        try:
-            with np.load(path, allow_pickle=False) as archive:
-                regrets = np.asarray(archive["regrets"])
-                strategy_sum = np.asarray(archive["strategy_sum"])
-                meta = json.loads(str(archive["meta"]))
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, json.JSONDecodeError) as error:
-            raise TabularCheckpointError(
-                f"{path}: the checkpoint is corrupt or truncated ({type(error).__name__}: {error})"
-            ) from None
-        if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
-            raise TabularCheckpointError(f"{path} is not a pokerai tabular checkpoint")
-        if meta.get("format_version") != CHECKPOINT_VERSION:
-            raise TabularCheckpointError(
-                f"{path} has format version {meta.get('format_version')!r}; "
-                f"this pokerai reads {CHECKPOINT_VERSION}"
-            )
+        meta, arrays = read_arrays(
+            path, CHECKPOINT_FORMAT, (CHECKPOINT_VERSION,), TabularCheckpointError, "tabular checkpoint"
+        )
+        regrets, strategy_sum = arrays.get("regrets"), arrays.get("strategy_sum")
+        if regrets is None or strategy_sum is None:
+            raise TabularCheckpointError(f"{path}: the file is corrupt or truncated (it lacks its tables)")
         try:
             config = load_tabular_config(meta["config"])
         except (ConfigError, KeyError) as error:

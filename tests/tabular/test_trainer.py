@@ -58,6 +58,15 @@ def run_config(**changes: Any) -> dict[str, Any]:
     return config
 
 
+def trained(run_dir: Path, abstraction: Any, iterations: int = 1_000) -> TabularTrainer:
+    """A tiny tabular run in ``run_dir`` trained for ``iterations`` deals."""
+    trainer = TabularTrainer(
+        load_tabular_config(run_config(iterations=iterations)), run_dir, abstraction=abstraction
+    )
+    trainer.train()
+    return trainer
+
+
 @pytest.fixture(scope="module")
 def abstraction() -> Any:
     return fake_abstraction()
@@ -110,10 +119,7 @@ def test_resume_after_ctrl_c_or_kill_is_exact(
 def test_bad_checkpoints_are_named(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:
     with pytest.raises(TabularCheckpointError, match=r"holds no checkpoint\.npz"):
         TabularTrainer.resume(tmp_path)
-    trainer = TabularTrainer(
-        load_tabular_config(run_config(iterations=1_000)), tmp_path, abstraction=abstraction
-    )
-    trainer.train()
+    trained(tmp_path, abstraction)
     path = tmp_path / CHECKPOINT_NAME
     path.write_bytes(path.read_bytes()[:200])
     with pytest.raises(TabularCheckpointError, match="corrupt or truncated"):
@@ -121,8 +127,7 @@ def test_bad_checkpoints_are_named(tmp_path: Path, abstraction: Any, fake_cache:
 
 
 def test_blueprint_folder_round_trip_and_play(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:
-    trainer = TabularTrainer(load_tabular_config(run_config()), tmp_path / "run", abstraction=abstraction)
-    trainer.train()
+    trainer = trained(tmp_path / "run", abstraction, iterations=run_config()["iterations"])
     folder = trainer.export()
     loaded = load_blueprint(folder)
     assert isinstance(loaded, TabularBlueprint)
@@ -184,10 +189,7 @@ def test_probabilities_read_the_table(abstraction: Any) -> None:
 def test_bad_blueprint_folders_are_named(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:
     with pytest.raises(TabularBlueprintError, match=r"has no strategy\.npz"):
         TabularBlueprint.load(tmp_path)
-    trainer = TabularTrainer(
-        load_tabular_config(run_config(iterations=1_000)), tmp_path, abstraction=abstraction
-    )
-    trainer.train()
+    trainer = trained(tmp_path, abstraction)
     folder = trainer.export()
     with np.load(folder / STRATEGY_FILE) as archive:
         strategy, meta = archive["strategy"].copy(), str(archive["meta"])
@@ -224,7 +226,7 @@ def test_cli_trains_and_resumes(tmp_path: Path, fake_cache: Path, capsys: pytest
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(run_config(abstraction="no/such/abstraction.yaml")))
     assert main(["train", "--config", str(bad), "--runs-dir", str(runs)]) == 2
-    assert "no such abstraction config" in capsys.readouterr().err
+    assert "abstraction: config file no/such/abstraction.yaml does not exist" in capsys.readouterr().err
     assert main(["train", "--config", str(config), "--runs-dir", str(runs), "--workers", "2"]) == 2
     assert "tabular run" in capsys.readouterr().err
 
@@ -234,10 +236,7 @@ def test_a_folder_that_carries_its_abstraction_needs_no_cache(
 ) -> None:
     empty = tmp_path / "empty_cache"
     monkeypatch.setenv(CACHE_ENVIRONMENT, str(empty))
-    trainer = TabularTrainer(
-        load_tabular_config(run_config(iterations=1_000)), tmp_path / "run", abstraction=abstraction
-    )
-    trainer.train()
+    trainer = trained(tmp_path / "run", abstraction)
     folder = trainer.blueprint().save(tmp_path / "shipped", abstraction=True)
     loaded = TabularBlueprint.load(folder)  # would build the abstraction (minutes) if it read the cache
     assert not empty.exists()

@@ -43,7 +43,15 @@ def make_card(rank: int, suit: int) -> int:
 
 
 def parse_card(text: str) -> int:
-    """``"Ah"`` -> 50. A malformed card is a ``ValueError`` that names it."""
+    """``"Ah"`` -> 50. A malformed card is a ``ValueError`` that names it.
+
+    >>> parse_card("Ah"), parse_card("2c")
+    (50, 0)
+    >>> parse_card("Ax")
+    Traceback (most recent call last):
+    ...
+    ValueError: malformed card 'Ax': suit 'x' is not one of cdhs
+    """
     cleaned = text.strip()
     if len(cleaned) == 3 and cleaned[:2] == "10":
         cleaned = "T" + cleaned[2]
@@ -63,6 +71,13 @@ def parse_cards(text: str | Iterable[str], *, allow_duplicates: bool = False) ->
 
     Malformed or (unless ``allow_duplicates``) repeated cards are a
     ``ValueError`` that names them.
+
+    >>> parse_cards("Ah Kd"), parse_cards(["Ah", "Kd"])
+    ([50, 45], [50, 45])
+    >>> parse_cards("AhAh")
+    Traceback (most recent call last):
+    ...
+    ValueError: card Ah appears more than once
     """
     if isinstance(text, str):
         compact = text.replace(",", " ").replace("10", "T").split()
@@ -96,5 +111,9 @@ def format_card(card: int) -> str:
 
 
 def format_cards(cards: Iterable[int], separator: str = "") -> str:
-    """``[50, 45]`` -> ``"AhKd"`` (or with ``separator`` between cards)."""
+    """``[50, 45]`` -> ``"AhKd"`` (or with ``separator`` between cards).
+
+    >>> format_cards([50, 45]), format_cards(parse_cards("Ks7d2c"), " ")
+    ('AhKd', 'Ks 7d 2c')
+    """
     return separator.join(format_card(int(card)) for card in cards)

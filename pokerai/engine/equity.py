@@ -170,6 +170,13 @@ def equity(
 
     Cards are strings (``"AhKh"``) or ids. Malformed, repeated or shared cards are a
     ``ValueError`` naming the card.
+
+    >>> preflop = equity("AhKh", "QsQd")  # every one of the C(48, 5) boards
+    >>> preflop.boards, round(preflop.equity[0], 6)
+    (1712304, 0.462145)
+    >>> flop = equity("AhKh", "QsQd", board="Ks7d2c")
+    >>> flop.boards, round(flop.equity[0], 4), flop.exact
+    (990, 0.9121, True)
     """
     first, second = _parse_hand(hand_a, "the first hand"), _parse_hand(hand_b, "the second hand")
     known = _parse_board(board)

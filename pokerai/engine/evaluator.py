@@ -224,6 +224,12 @@ def rank_hand(cards: Sequence[int]) -> int:
 
     Cards are ids 0..51 (see ``pokerai.engine.cards``); a bad or repeated card is a
     ``ValueError`` that names it.
+
+    >>> from pokerai.engine.cards import parse_cards
+    >>> rank_hand(parse_cards("AsKsQsJsTs")), rank_hand(parse_cards("7c5d4h3s2c"))
+    (7462, 1)
+    >>> hand_category(rank_hand(parse_cards("AcAdKhKs2c7d9h")))
+    'two pair'
     """
     count = len(cards)
     if count not in (5, 6, 7):

@@ -196,6 +196,29 @@ class HUNLState:
         Exactly one of ``rng`` (nine cards drawn without replacement) and ``deck``
         (at least nine distinct card ids, the first nine used as described in the
         module docstring) gives the cards.
+
+        >>> from pokerai.engine.cards import format_cards, parse_cards
+        >>> state = HUNLState.new(button=0, deck=parse_cards("AhKh QsQd Ks7d2c 3h 4s"))
+        >>> state.to_act, state.call_amount, state.min_raise_to
+        (0, 50, 200)
+        >>> state.apply(Action(0, ActionKind.RAISE, 300))
+        Action(player=0, kind=<ActionKind.RAISE: 3>, amount=300)
+        >>> state.apply(Action(1, ActionKind.CALL, 200))
+        Action(player=1, kind=<ActionKind.CALL: 2>, amount=200)
+        >>> state.street, format_cards(state.board), state.stacks, state.to_act
+        (1, 'Ks7d2c', [19700, 19700], 1)
+        >>> state.apply(Action(1, ActionKind.RAISE, 50))
+        Traceback (most recent call last):
+        ...
+        ValueError: raise to 50 is below the minimum raise to 100
+        >>> for action in (Action(1, ActionKind.CHECK), Action(0, ActionKind.RAISE, 400)):
+        ...     print(state.apply(action))
+        player 1 checks
+        player 0 raises to 400
+        >>> print(state.apply(Action(1, ActionKind.FOLD)))
+        player 1 folds
+        >>> state.is_over, state.returns()
+        (True, (300, -300))
         """
         config = config if config is not None else HUNLConfig()
         button = _check_player(button)

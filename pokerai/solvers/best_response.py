@@ -215,5 +215,14 @@ def exploitability(policy: TabularPolicy) -> float:
     of ``policy``. In a two-player zero-sum game the two gains add up to
     ``BR_0 + BR_1`` (the game value cancels), so this is ``NashConv / 2``;
     it is 0 exactly at a Nash equilibrium. Units are the game's chips per game.
+
+    Uniform play of Kuhn poker has NashConv 11/12 (OpenSpiel's figure):
+
+    >>> from fractions import Fraction
+    >>> from pokerai.games import KuhnPoker
+    >>> from pokerai.solvers import TabularPolicy, compile_tree
+    >>> uniform = TabularPolicy.uniform(compile_tree(KuhnPoker()))
+    >>> Fraction(exploitability(uniform)).limit_denominator(100)
+    Fraction(11, 24)
     """
     return nash_conv(policy) / 2.0

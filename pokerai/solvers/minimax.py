@@ -315,6 +315,11 @@ def alphabeta(
     scores are searched first (see ``evaluation_order``). With an ``order``
     the best move returned may differ from ``minimax``'s among equally good
     moves. Reaching a chance node is a ``ValueError``: use ``expectimax``.
+
+    Tic-tac-toe is a draw; alpha-beta visits 18,297 nodes of the 549,946 of the whole tree:
+
+    >>> alphabeta(TicTacToeState())
+    SearchResult(value=0.0, move=0, nodes=18297)
     """
     return _Search("alphabeta", depth, evaluate, order=order).alphabeta_root(state, depth)
 

@@ -8,7 +8,9 @@ Markdown table: load seconds, decisions, median and 95th-percentile milliseconds
 by street, and each median over the reference's.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_blueprint_play.py \\
-        "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve" "blueprint:checkpoints/hunl_blueprint"
+        "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve" blueprint:checkpoints/hunl_blueprint
+
+(the Deep CFR blueprint as played before the tabular one, against the shipped blueprint).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Each agent plays ``--hands`` seeded hands against ``--opponent`` (hand ``i`` dea
 ``default_rng([seed, i])``, the agent on the button in even hands) and every decision of the
 agent is timed: ``agent.act(observation, rng)``, from the observation to the action, so the
 street pipeline's solves of its own earlier decisions are cached as they are in play. The
-search agent (``--spec``, by default ``search:`` with its defaults) is compared in the same run
-with the blueprint it searches from (``--peer``), on the same deals.
+search agent (``--spec``, by default the default bot, ``search:checkpoints/hunl_blueprint``) is
+compared in the same run with the blueprint it searches from (``--peer``), on the same deals.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40
 
@@ -30,9 +30,10 @@ from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
 from pokerai.engine.state import HUNLState, Street
 
-DEFAULT_SPEC = "search:checkpoints/hunl_tiny"
-"""The search agent's defaults: the flop, turn and river searched with a budget per decision."""
-DEFAULT_PEER = "blueprint:checkpoints/hunl_tiny"
+DEFAULT_SPEC = "search:checkpoints/hunl_blueprint"
+"""The default bot: the flop, turn and river searched within a budget over the shipped blueprint."""
+DEFAULT_PEER = "blueprint:checkpoints/hunl_blueprint"
+"""The shipped blueprint alone, which the default bot searches from."""
 
 
 def play(agent: BlueprintAgent, opponent: Agent, hands: int, seed: int) -> dict[int, list[float]]:

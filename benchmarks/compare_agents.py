@@ -7,7 +7,7 @@ agents is then measured pair by pair, which removes most of the luck of the
 deal: its 95% interval is usually far narrower than either agent's own.
 
     OMP_NUM_THREADS=1 python benchmarks/compare_agents.py --b heuristic --pairs 1000 --workers 2 \\
-        "blueprint:checkpoints/hunl_tiny?threshold=0.3" "search:checkpoints/hunl_tiny?threshold=0.3"
+        blueprint:checkpoints/hunl_blueprint search:checkpoints/hunl_blueprint
 
 Prints a Markdown table: each agent's mbb/hand against B with its 95% interval,
 and its paired difference from the first agent (mbb/hand, 95% interval over

@@ -9,8 +9,7 @@ interval is far narrower than either figure's own (LBR is not duplicate, so a
 single LBR figure over 1,000 hands is only known to a few thousand mbb/hand).
 
     OMP_NUM_THREADS=1 python benchmarks/compare_lbr.py --hands 1000 --workers 2 \\
-        "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve" \\
-        "search:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
+        blueprint:checkpoints/hunl_blueprint search:checkpoints/hunl_blueprint
 
 Prints a Markdown table: LBR's winnings against each target (mbb/hand, 95%
 interval), and their paired difference from the first target's (negative: the

@@ -191,6 +191,20 @@ def test_no_modules_import_each_other_in_a_cycle() -> None:
     assert import_cycles(PACKAGE) == []
 
 
+def package_of(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A package ``pokerai`` under ``tmp_path`` holding ``files`` (path inside it -> text), each folder
+    with an ``__init__.py`` (empty unless given); returns its folder."""
+    root = tmp_path / "pokerai"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    for file, text in files.items():
+        target = root / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (target.parent / "__init__.py").touch()
+        target.write_text(text)
+    return root
+
+
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
@@ -223,15 +237,7 @@ def test_no_modules_import_each_other_in_a_cycle() -> None:
     ],
 )
 def test_an_import_cycle_is_found(tmp_path: Path, files: dict[str, str], expected: list[list[str]]) -> None:
-    root = tmp_path / "pokerai"
-    root.mkdir()
-    (root / "__init__.py").write_text("")
-    for file, text in files.items():
-        target = root / file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        (target.parent / "__init__.py").touch()
-        target.write_text(text)
-    assert import_cycles(root) == expected
+    assert import_cycles(package_of(tmp_path, files)) == expected
 
 
 def test_every_part_of_the_package_has_a_layer() -> None:
@@ -251,12 +257,7 @@ def test_every_part_of_the_package_has_a_layer() -> None:
     ],
 )
 def test_an_upward_import_is_found(tmp_path: Path, file: str, text: str) -> None:
-    root = tmp_path / "pokerai"
-    target = root / file
-    target.parent.mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    target.write_text(text)
-    assert len(upward_imports(root)) == 1
+    assert len(upward_imports(package_of(tmp_path, {file: text}))) == 1
 
 
 @pytest.mark.parametrize(
@@ -269,26 +270,20 @@ def test_an_upward_import_is_found(tmp_path: Path, file: str, text: str) -> None
     ],
 )
 def test_an_import_between_the_blueprint_kinds_is_found(tmp_path: Path, file: str, text: str) -> None:
-    root = tmp_path / "pokerai"
-    target = root / file
-    target.parent.mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    target.write_text(text)
+    root = package_of(tmp_path, {file: text})
     assert len(independent_imports(root)) == 1
     assert upward_imports(root) == []  # one layer: only the rule for independent parts catches it
 
 
 def test_imports_down_and_sideways_are_allowed(tmp_path: Path) -> None:
-    root = tmp_path / "pokerai"
-    (root / "agents").mkdir(parents=True)
-    (root / "agents" / "spec.py").write_text(
-        "from pokerai.engine.state import Action\nfrom . import base\nfrom ..search.river import x\n"
-        "import numpy\nfrom pokerai import config\n"
-    )
-    (root / "tabular").mkdir()
-    (root / "tabular" / "config.py").write_text(
-        "from pokerai.games.holdem import HUNLSettings\nfrom . import mccfr\n"
-        "from pokerai.tabular import tree\n"
+    root = package_of(
+        tmp_path,
+        {
+            "agents/spec.py": "from pokerai.engine.state import Action\nfrom . import base\n"
+            "from ..search.river import x\nimport numpy\nfrom pokerai import config\n",
+            "tabular/config.py": "from pokerai.games.holdem import HUNLSettings\nfrom . import mccfr\n"
+            "from pokerai.tabular import tree\n",
+        },
     )
     assert upward_imports(root) == []
     assert independent_imports(root) == []

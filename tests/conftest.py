@@ -8,13 +8,29 @@ import pytest
 
 from pokerai.abstraction.buckets import CardAbstraction, build_abstraction, load_abstraction_config
 from pokerai.abstraction.histograms import RiverStrength, river_strength
+from pokerai.deepcfr.export import export_policy
+from pokerai.deepcfr.trainer import DeepCFRTrainer
 from pokerai.search.street import avoid_hugepage_stalls
+from tests.deepcfr import tiny
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # The tests allocate and free large arrays by the thousand; huge-page requests then stall in
 # the kernel's memory compaction on some machines (pokerai.search.street.avoid_hugepage_stalls).
 avoid_hugepage_stalls()
+
+
+@pytest.fixture(scope="session")
+def hunl_trainer(tmp_path_factory: pytest.TempPathFactory) -> DeepCFRTrainer:
+    """A hold'em Deep CFR trainer after one iteration (``tests.deepcfr.tiny``), policy networks
+    trained: shared by the export tests and the blueprint agent's tests, which only read it."""
+    return tiny.tiny_hunl_trainer(tmp_path_factory.mktemp("run"))
+
+
+@pytest.fixture(scope="session")
+def hunl_blueprint_dir(hunl_trainer: DeepCFRTrainer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`hunl_trainer`'s exported blueprint folder."""
+    return export_policy(hunl_trainer, tmp_path_factory.mktemp("blueprint")).parent
 
 
 @pytest.fixture(scope="session")

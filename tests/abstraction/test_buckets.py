@@ -20,6 +20,7 @@ from pokerai.abstraction.histograms import RiverStrength, equity_histograms
 from pokerai.abstraction.isomorphism import street_indexer
 from pokerai.config import ConfigError
 from pokerai.engine.cards import parse_cards
+from tests.archives import foreign_npz
 
 ALL_HOLES = np.array(list(itertools.combinations(range(52), 2)), dtype=np.uint8)
 
@@ -171,10 +172,8 @@ def test_corrupt_truncated_and_mismatching_files_are_refused(
     with pytest.raises(AbstractionError, match="format version 99 is not supported"):
         CardAbstraction.load(future)
 
-    other = tmp_path / "other.npz"
-    np.savez(other, weights=np.zeros(3))
     with pytest.raises(AbstractionError, match="not a card abstraction file"):
-        CardAbstraction.load(other)
+        CardAbstraction.load(foreign_npz(tmp_path / "other.npz", weights=np.zeros(3)))
 
     with pytest.raises(AbstractionError, match="no such abstraction file"):
         CardAbstraction.load(tmp_path / "missing.npz")

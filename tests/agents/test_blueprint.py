@@ -19,28 +19,18 @@ from pokerai.agents.blueprint import (
 )
 from pokerai.agents.spec import make_agent
 from pokerai.deepcfr.encoding import HUNLEncoder
-from pokerai.deepcfr.export import Blueprint, export_policy
+from pokerai.deepcfr.export import Blueprint
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from pokerai.engine.state import Action, HUNLConfig, HUNLState
 from pokerai.eval.duplicate import duplicate_match
 from pokerai.games.holdem import HUNL_RECORD_DTYPE, decision_records, decision_view
 from pokerai.games.hunl import HUNLGame, HUNLGameState
-from tests.deepcfr.tiny import TINY_HUNL, tiny_hunl_trainer
+from tests.deepcfr.tiny import TINY_HUNL
 
 
 @pytest.fixture(scope="module")
-def trainer(tmp_path_factory: pytest.TempPathFactory) -> DeepCFRTrainer:
-    return tiny_hunl_trainer(tmp_path_factory.mktemp("run"))
-
-
-@pytest.fixture(scope="module")
-def blueprint_dir(trainer: DeepCFRTrainer, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return export_policy(trainer, tmp_path_factory.mktemp("blueprint")).parent
-
-
-@pytest.fixture(scope="module")
-def blueprint(blueprint_dir: Path) -> Blueprint:
-    return Blueprint.load(blueprint_dir)
+def blueprint(hunl_blueprint_dir: Path) -> Blueprint:
+    return Blueprint.load(hunl_blueprint_dir)
 
 
 def as_record(values: tuple[Any, ...]) -> np.ndarray:
@@ -181,10 +171,10 @@ def test_thresholding(blueprint: Blueprint) -> None:
         BlueprintAgent(blueprint, threshold=1.5)
 
 
-def test_blueprint_spec_options(blueprint_dir: Path) -> None:
-    agent = make_agent(f"blueprint:{blueprint_dir}?threshold=0.25")
+def test_blueprint_spec_options(hunl_blueprint_dir: Path) -> None:
+    agent = make_agent(f"blueprint:{hunl_blueprint_dir}?threshold=0.25")
     assert isinstance(agent, BlueprintAgent) and agent.threshold == 0.25
-    agent = make_agent(f"blueprint:{blueprint_dir}?allin=policy&threshold=0.1")
+    agent = make_agent(f"blueprint:{hunl_blueprint_dir}?allin=policy&threshold=0.1")
     assert isinstance(agent, BlueprintAgent) and agent.allin == "policy" and agent.threshold == 0.1
     for bad, message in (
         ("?colour=red", "unknown option 'colour'"),
@@ -194,13 +184,13 @@ def test_blueprint_spec_options(blueprint_dir: Path) -> None:
         ("?threshold=2", "not a probability"),
     ):
         with pytest.raises(ValueError, match=message):
-            make_agent(f"blueprint:{blueprint_dir}{bad}")
+            make_agent(f"blueprint:{hunl_blueprint_dir}{bad}")
 
 
-def test_make_agent_loads_a_blueprint_folder(blueprint_dir: Path, tmp_path: Path) -> None:
-    agent = make_agent(f"blueprint:{blueprint_dir}")
+def test_make_agent_loads_a_blueprint_folder(hunl_blueprint_dir: Path, tmp_path: Path) -> None:
+    agent = make_agent(f"blueprint:{hunl_blueprint_dir}")
     assert isinstance(agent, BlueprintAgent) and agent.name == "blueprint"
-    assert isinstance(make_agent(f"blueprint:{blueprint_dir / 'policy.pt'}"), BlueprintAgent)
+    assert isinstance(make_agent(f"blueprint:{hunl_blueprint_dir / 'policy.pt'}"), BlueprintAgent)
     missing = f"blueprint:{tmp_path / 'nowhere'}"
     with pytest.raises(ValueError, match="does not exist") as error:
         make_agent(missing)

@@ -28,19 +28,12 @@ from pokerai.deepcfr.distributed import (
 )
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config, policy_exploitability
 from pokerai.deepcfr.traversal import TraversalSamples, run_traversals
+from tests.deepcfr.tiny import small_run
 
-LEDUC: dict[str, Any] = {
-    "name": "dist",
-    "game": "leduc",
-    "iterations": 3,
-    "traversals_per_iteration": 60,
-    "network": {"hidden_sizes": [16, 16]},
-    "advantage": {"steps": 5, "batch_size": 64, "buffer_capacity": 400},
-    "policy": {"steps": 5, "batch_size": 64, "buffer_capacity": 400},
-    "evaluation": {"every": 10},
-    "checkpoint_every": 1,
-    "seed": 5,
-}
+LEDUC = small_run(
+    "leduc", iterations=3, traversals=60, hidden=[16, 16], steps=5, batch_size=64, capacity=400,
+    evaluate_every=10, name="dist", seed=5,
+)  # fmt: skip
 
 
 def assert_same_buffers(a: DeepCFRTrainer, b: DeepCFRTrainer) -> None:

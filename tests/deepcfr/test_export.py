@@ -20,18 +20,9 @@ from pokerai.deepcfr.export import (
 )
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from pokerai.games.hunl import HUNLGameState
+from tests.archives import foreign_npz
 from tests.deepcfr.fake_abstraction import FAKE_CONFIG
 from tests.deepcfr.tiny import TINY_HUNL, TINY_HUNL_BUCKETS, tiny_hunl_trainer
-
-
-@pytest.fixture(scope="module")
-def trainer(tmp_path_factory: pytest.TempPathFactory) -> DeepCFRTrainer:
-    return tiny_hunl_trainer(tmp_path_factory.mktemp("run"))
-
-
-@pytest.fixture(scope="module")
-def exported(trainer: DeepCFRTrainer, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return export_policy(trainer, tmp_path_factory.mktemp("blueprint")).parent
 
 
 def decision_states(trainer: DeepCFRTrainer, hands: int, seed: int = 0) -> list[HUNLGameState]:
@@ -46,44 +37,52 @@ def decision_states(trainer: DeepCFRTrainer, hands: int, seed: int = 0) -> list[
     return states
 
 
-def test_export_writes_a_small_self_contained_folder(trainer: DeepCFRTrainer, exported: Path) -> None:
-    policy = exported / POLICY_FILE
-    assert policy.is_file() and (exported / CONFIG_FILE).is_file()
-    assert load_deepcfr_config(exported / CONFIG_FILE) == trainer.config
+def test_export_writes_a_small_self_contained_folder(
+    hunl_trainer: DeepCFRTrainer, hunl_blueprint_dir: Path
+) -> None:
+    policy = hunl_blueprint_dir / POLICY_FILE
+    assert policy.is_file() and (hunl_blueprint_dir / CONFIG_FILE).is_file()
+    assert load_deepcfr_config(hunl_blueprint_dir / CONFIG_FILE) == hunl_trainer.config
     parameters = sum(
         parameter.numel()
         for name in ("policy_p0", "policy_p1")
-        for parameter in trainer.networks[name].parameters()
+        for parameter in hunl_trainer.networks[name].parameters()
     )
     # float32 parameters plus framing and config; far less than a training checkpoint with reservoirs.
     assert policy.stat().st_size < 4 * parameters + 64 * 1024
-    assert policy.stat().st_size < trainer.save().stat().st_size
+    assert policy.stat().st_size < hunl_trainer.save().stat().st_size
 
 
 def test_loaded_blueprint_plays_the_trainers_average_strategy(
-    trainer: DeepCFRTrainer, exported: Path
+    hunl_trainer: DeepCFRTrainer, hunl_blueprint_dir: Path
 ) -> None:
-    for given in (exported, exported / POLICY_FILE, str(exported)):
+    for given in (hunl_blueprint_dir, hunl_blueprint_dir / POLICY_FILE, str(hunl_blueprint_dir)):
         blueprint = Blueprint.load(given)
-        assert blueprint.iteration == trainer.iteration
-        assert blueprint.config == trainer.config
-    states = decision_states(trainer, hands=25)
+        assert blueprint.iteration == hunl_trainer.iteration
+        assert blueprint.config == hunl_trainer.config
+    states = decision_states(hunl_trainer, hands=25)
     streets = {(state.current_player(), state.street) for state in states}
     assert {0, 1} == {seat for seat, _ in streets} and len({street for _, street in streets}) >= 2
     for state in states:
         seat = state.current_player()
         probabilities = blueprint.probabilities(state)
-        records = np.array([trainer.encoder.record(state, seat)], dtype=trainer.encoder.record_dtype)
-        expected = trainer.average_strategy(seat, records, np.array([state.legal_mask()]))[0]
-        assert probabilities.dtype == np.float64 and probabilities.shape == (trainer.num_slots,)
+        records = np.array(
+            [hunl_trainer.encoder.record(state, seat)], dtype=hunl_trainer.encoder.record_dtype
+        )
+        expected = hunl_trainer.average_strategy(seat, records, np.array([state.legal_mask()]))[0]
+        assert probabilities.dtype == np.float64 and probabilities.shape == (hunl_trainer.num_slots,)
         np.testing.assert_allclose(probabilities, expected, rtol=0, atol=1e-6)
         assert np.all(probabilities[~state.legal_mask()] == 0.0)
         assert probabilities.sum() == pytest.approx(1.0)
 
 
-def test_batched_probabilities_match_single_ones(trainer: DeepCFRTrainer, exported: Path) -> None:
-    blueprint = Blueprint.load(exported)
-    states = [state for state in decision_states(trainer, hands=10, seed=1) if state.current_player() == 1]
+def test_batched_probabilities_match_single_ones(
+    hunl_trainer: DeepCFRTrainer, hunl_blueprint_dir: Path
+) -> None:
+    blueprint = Blueprint.load(hunl_blueprint_dir)
+    states = [
+        state for state in decision_states(hunl_trainer, hands=10, seed=1) if state.current_player() == 1
+    ]
     records = np.array(
         [blueprint.encoder.record(state, 1) for state in states], dtype=blueprint.encoder.record_dtype
     )
@@ -98,13 +97,13 @@ def test_batched_probabilities_match_single_ones(trainer: DeepCFRTrainer, export
         blueprint.probabilities_batch(records, masks[:, :2], 0)
 
 
-def test_from_trainer_is_a_snapshot(trainer: DeepCFRTrainer, exported: Path) -> None:
-    snapshot = Blueprint.from_trainer(trainer)
-    loaded = Blueprint.load(exported)
-    state = decision_states(trainer, hands=1, seed=2)[0]
+def test_from_trainer_is_a_snapshot(hunl_trainer: DeepCFRTrainer, hunl_blueprint_dir: Path) -> None:
+    snapshot = Blueprint.from_trainer(hunl_trainer)
+    loaded = Blueprint.load(hunl_blueprint_dir)
+    state = decision_states(hunl_trainer, hands=1, seed=2)[0]
     before = snapshot.probabilities(state)
     np.testing.assert_array_equal(before, loaded.probabilities(state))
-    network = trainer.networks["policy_p0"]
+    network = hunl_trainer.networks["policy_p0"]
     saved = {key: value.clone() for key, value in network.state_dict().items()}
     try:
         with torch.no_grad():
@@ -123,7 +122,7 @@ def test_untrained_policies_are_not_exported(tmp_path: Path) -> None:
 
 
 def test_bad_blueprints_are_refused_with_one_sentence(
-    trainer: DeepCFRTrainer, exported: Path, tmp_path: Path
+    hunl_trainer: DeepCFRTrainer, hunl_blueprint_dir: Path, tmp_path: Path
 ) -> None:
     with pytest.raises(CheckpointError, match="does not exist"):
         Blueprint.load(tmp_path / "nowhere.pt")
@@ -131,58 +130,60 @@ def test_bad_blueprints_are_refused_with_one_sentence(
     with pytest.raises(CheckpointError, match=r"holds no policy\.npz or policy\.pt"):
         Blueprint.load(tmp_path / "empty")
     corrupt = tmp_path / "corrupt.pt"
-    data = bytearray((exported / POLICY_FILE).read_bytes())
+    data = bytearray((hunl_blueprint_dir / POLICY_FILE).read_bytes())
     data[-10] ^= 0xFF
     corrupt.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="corrupt"):
         Blueprint.load(corrupt)
     with pytest.raises(CheckpointError, match="training checkpoint, not a blueprint"):
-        Blueprint.load(trainer.save(tmp_path / "checkpoint.pt"))
+        Blueprint.load(hunl_trainer.save(tmp_path / "checkpoint.pt"))
     with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
         Blueprint.load(save_checkpoint(tmp_path / "other.pt", {"kind": "something"}))
     with pytest.raises(CheckpointError, match="lacks"):
         Blueprint.load(save_checkpoint(tmp_path / "partial.pt", {"kind": "pokerai-blueprint"}))
 
 
-def test_export_writes_a_numpy_policy_that_play_loads_first(trainer: DeepCFRTrainer, exported: Path) -> None:
-    numpy_policy = exported / NUMPY_POLICY_FILE
+def test_export_writes_a_numpy_policy_that_play_loads_first(
+    hunl_trainer: DeepCFRTrainer, hunl_blueprint_dir: Path
+) -> None:
+    numpy_policy = hunl_blueprint_dir / NUMPY_POLICY_FILE
     assert numpy_policy.is_file()
     parameters = sum(
         parameter.numel()
         for name in ("policy_p0", "policy_p1")
-        for parameter in trainer.networks[name].parameters()
+        for parameter in hunl_trainer.networks[name].parameters()
     )
     assert numpy_policy.stat().st_size < 4 * parameters + 64 * 1024
     from_npz = Blueprint.load(numpy_policy)
-    from_pt_alone = Blueprint.load(_only_torch_file(exported, trainer))
-    for state in decision_states(trainer, hands=5, seed=4):
+    from_pt_alone = Blueprint.load(_only_torch_file(hunl_blueprint_dir, hunl_trainer))
+    for state in decision_states(hunl_trainer, hands=5, seed=4):
         np.testing.assert_array_equal(from_npz.probabilities(state), from_pt_alone.probabilities(state))
 
 
-def _only_torch_file(exported: Path, trainer: DeepCFRTrainer) -> Path:
+def _only_torch_file(hunl_blueprint_dir: Path, hunl_trainer: DeepCFRTrainer) -> Path:
     """A copy of the blueprint's policy.pt in a folder of its own (no policy.npz beside it)."""
-    alone = exported.parent / f"{exported.name}-pt-only"
+    alone = hunl_blueprint_dir.parent / f"{hunl_blueprint_dir.name}-pt-only"
     alone.mkdir(exist_ok=True)
     target = alone / POLICY_FILE
-    target.write_bytes((exported / POLICY_FILE).read_bytes())
+    target.write_bytes((hunl_blueprint_dir / POLICY_FILE).read_bytes())
     return target
 
 
 def test_write_numpy_policy_adds_the_npz_of_a_torch_only_folder(
-    trainer: DeepCFRTrainer, exported: Path
+    hunl_trainer: DeepCFRTrainer, hunl_blueprint_dir: Path
 ) -> None:
-    torch_only = _only_torch_file(exported, trainer)
+    torch_only = _only_torch_file(hunl_blueprint_dir, hunl_trainer)
     written = write_numpy_policy(torch_only.parent)
     assert written == torch_only.parent / NUMPY_POLICY_FILE
     assert written.read_bytes() != b""
-    state = decision_states(trainer, hands=1, seed=5)[0]
+    state = decision_states(hunl_trainer, hands=1, seed=5)[0]
     np.testing.assert_array_equal(
-        Blueprint.load(written).probabilities(state), Blueprint.load(exported).probabilities(state)
+        Blueprint.load(written).probabilities(state), Blueprint.load(hunl_blueprint_dir).probabilities(state)
     )
 
 
-def test_bad_numpy_blueprints_are_refused_with_one_sentence(exported: Path, tmp_path: Path) -> None:
-    data = bytearray((exported / NUMPY_POLICY_FILE).read_bytes())
+def test_bad_numpy_blueprints_are_refused_with_one_sentence(hunl_blueprint_dir: Path, tmp_path: Path) -> None:
+    data = bytearray((hunl_blueprint_dir / NUMPY_POLICY_FILE).read_bytes())
     truncated = tmp_path / "truncated.npz"
     truncated.write_bytes(bytes(data[: len(data) // 2]))
     flipped = tmp_path / "flipped.npz"
@@ -196,24 +197,22 @@ def test_bad_numpy_blueprints_are_refused_with_one_sentence(exported: Path, tmp_
     text.write_text("# not a blueprint\n")
     with pytest.raises(CheckpointError, match=r"not a pokerai blueprint \(it is not an \.npz archive\)"):
         Blueprint.load(text)
-    other = tmp_path / "other.npz"
-    np.savez(other, meta=np.array('{"kind": "something"}'))
-    with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
-        Blueprint.load(other)
-    no_meta = tmp_path / "no_meta.npz"
-    np.savez(no_meta, weights=np.zeros(3))
-    with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
-        Blueprint.load(no_meta)
+    for other in (
+        foreign_npz(tmp_path / "other.npz", meta=np.array('{"kind": "something"}')),
+        foreign_npz(tmp_path / "no_meta.npz", weights=np.zeros(3)),
+    ):
+        with pytest.raises(CheckpointError, match="not a pokerai blueprint"):
+            Blueprint.load(other)
 
 
 def test_blueprints_without_buckets_load_no_abstraction(
-    exported: Path, monkeypatch: pytest.MonkeyPatch
+    hunl_blueprint_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def refuse(config: object) -> None:
         raise AssertionError("a cards+strength blueprint loaded a card abstraction")
 
     monkeypatch.setattr(pokerai.deepcfr.config, "shared_abstraction", refuse)
-    assert Blueprint.load(exported).encoder.feature_size == 373
+    assert Blueprint.load(hunl_blueprint_dir).encoder.feature_size == 373
 
 
 def test_a_bucket_blueprint_plays_the_same_from_any_working_directory(

@@ -32,22 +32,14 @@ from pokerai.deepcfr.trainer import (
 )
 from pokerai.games.holdem import NOT_DEALT
 from tests.deepcfr.fake_abstraction import FAKE_CONFIG
-from tests.deepcfr.tiny import TINY_HUNL_BUCKETS
+from tests.deepcfr.tiny import TINY_HUNL_BUCKETS, small_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TINY: dict[str, Any] = {
-    "name": "test",
-    "game": "leduc",
-    "iterations": 3,
-    "traversals_per_iteration": 40,
-    "network": {"hidden_sizes": [16, 16]},
-    "advantage": {"steps": 5, "batch_size": 64, "buffer_capacity": 500},
-    "policy": {"steps": 5, "batch_size": 64, "buffer_capacity": 500},
-    "evaluation": {"every": 2},
-    "checkpoint_every": 1,
-    "seed": 3,
-}
+TINY = small_run(
+    "leduc", iterations=3, traversals=40, hidden=[16, 16], steps=5, batch_size=64, capacity=500,
+    evaluate_every=2, name="test", seed=3,
+)  # fmt: skip
 
 
 class Stop(Exception):

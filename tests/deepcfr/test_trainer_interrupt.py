@@ -27,20 +27,13 @@ from pokerai.deepcfr.trainer import (
     load_deepcfr_config,
 )
 from pokerai.deepcfr.traversal import TraversalSamples
+from tests.deepcfr.tiny import small_run
 
-TINY: dict[str, Any] = {
-    "name": "interrupt",
-    "game": "leduc",
-    "iterations": 4,
-    "traversals_per_iteration": 20,
-    "network": {"hidden_sizes": [8]},
-    "advantage": {"steps": 3, "batch_size": 32, "buffer_capacity": 300},
-    "policy": {"steps": 3, "batch_size": 32, "buffer_capacity": 300},
-    "evaluation": {"every": 2},
-    "checkpoint_every": 100,  # only the interrupt, the clock and the end write checkpoints here
-    "checkpoint_minutes": 0,
-    "seed": 5,
-}
+TINY = small_run(
+    "leduc", iterations=4, traversals=20, hidden=[8], steps=3, batch_size=32, capacity=300, evaluate_every=2,
+    checkpoint_every=100,  # only the interrupt, the clock and the end write checkpoints here
+    checkpoint_minutes=0, name="interrupt", seed=5,
+)  # fmt: skip
 
 
 def tiny(**changes: Any) -> DeepCFRConfig:

@@ -1,4 +1,4 @@
-"""A hold'em Deep CFR run small enough for unit tests (one iteration, seconds)."""
+"""Deep CFR runs small enough for unit tests (a few iterations, seconds)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,38 @@ from pokerai.config import config_to_dict
 from pokerai.deepcfr.trainer import DeepCFRTrainer, load_deepcfr_config
 from tests.deepcfr.fake_abstraction import FAKE_CONFIG
 
-TINY_HUNL: dict[str, Any] = {
-    "game": "hunl",
-    "iterations": 1,
-    "traversals_per_iteration": 4,
-    "network": {"hidden_sizes": [8]},
-    "advantage": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
-    "policy": {"steps": 2, "batch_size": 16, "buffer_capacity": 100},
-    "evaluation": {"every": 1},
-    "checkpoint_every": 1,
-}
+
+def small_run(
+    game: str,
+    *,
+    iterations: int,
+    traversals: int,
+    hidden: list[int],
+    steps: int,
+    batch_size: int,
+    capacity: int,
+    evaluate_every: int,
+    **more: Any,
+) -> dict[str, Any]:
+    """The settings of a Deep CFR run small enough for a unit test: both networks fitted alike, a
+    checkpoint every iteration unless ``more`` says otherwise."""
+    fit = {"steps": steps, "batch_size": batch_size, "buffer_capacity": capacity}
+    return {
+        "game": game,
+        "iterations": iterations,
+        "traversals_per_iteration": traversals,
+        "network": {"hidden_sizes": hidden},
+        "advantage": dict(fit),
+        "policy": dict(fit),
+        "evaluation": {"every": evaluate_every},
+        "checkpoint_every": 1,
+        **more,
+    }
+
+
+TINY_HUNL = small_run(
+    "hunl", iterations=1, traversals=4, hidden=[8], steps=2, batch_size=16, capacity=100, evaluate_every=1
+)
 
 
 TINY_HUNL_BUCKETS: dict[str, Any] = {

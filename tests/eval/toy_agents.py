@@ -1,10 +1,14 @@
-"""Tiny agents for the eval tests, independent of the baseline agents under test elsewhere."""
+"""Tiny agents for the eval tests: simple, card-driven or fixed policies whose matches are easy to reason
+about (``uniform`` plays ``random``'s choice of action kind, with minimum raises)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from pokerai.agents.base import Agent, HandSummary, Observation
+from pokerai.agents.baselines import RandomAgent
 from pokerai.engine.state import Action, ActionKind
 
 
@@ -75,19 +79,13 @@ class StrengthAgent(Agent):
 
 
 class UniformKindAgent(Agent):
-    """Uniform over fold / check-call / min-raise (whichever are legal); small pots, modest variance."""
+    """Uniform over fold / check-call / min-raise (whichever are legal): ``random``'s choice of kind
+    with every raise at the minimum; small pots, modest variance."""
 
     name = "uniform"
 
     def act(self, observation: Observation, rng: np.random.Generator) -> Action:
-        kinds = observation.legal_actions
-        kind = kinds[int(rng.integers(len(kinds)))]
-        if kind is ActionKind.RAISE:
-            assert observation.min_raise_to is not None
-            return observation.raise_to(observation.min_raise_to)
-        if kind is ActionKind.FOLD:
-            return Action(observation.player, ActionKind.FOLD)
-        return observation.check_or_call()
+        return RandomAgent().act(dataclasses.replace(observation, max_raise_to=observation.min_raise_to), rng)
 
 
 class RecordingCaller(Agent):

@@ -78,16 +78,12 @@ def _rank_with_board(
 
 
 @njit(cache=True)
-def _rank_river_holes(
-    board: npt.NDArray[np.uint8],
-    card_key: npt.NDArray[np.int64],
-    nonflush7: npt.NDArray[np.uint16],
-    flush: npt.NDArray[np.uint16],
-    holes: npt.NDArray[np.int64],
-    ranks: npt.NDArray[np.int64],
-) -> int:
-    """Every hole pair off the 5-card ``board``, in card order, into ``holes`` [1081, 2]
-    and its evaluator rank with the board into ``ranks`` [1081]; returns how many (1081)."""
+def _rank_river_holes(board, card_key, nonflush7, flush, holes, ranks):
+    """Every hole pair off the 5-card ``board`` (uint8 [5]), in card order, into ``holes`` int64 [1081, 2]
+    and its evaluator rank with the board into ``ranks`` int64 [1081]; returns how many (1081).
+
+    ``card_key``, ``nonflush7`` and ``flush`` are the evaluator's tables (:func:`_rank_with_board`).
+    """
     used = np.uint64(0)
     board_key = 0
     for card in board:
@@ -108,9 +104,7 @@ def _rank_river_holes(
 
 
 @njit(cache=True)
-def _tie_group_end(
-    ranks: npt.NDArray[np.int64], order: npt.NDArray[np.int64], position: int, count: int
-) -> int:
+def _tie_group_end(ranks, order, position, count):
     """The end of the run of equal ranks that starts at ``order[position]`` (``ranks[order]`` ascending)."""
     end = position
     while end < count and ranks[order[end]] == ranks[order[position]]:
@@ -119,14 +113,9 @@ def _tie_group_end(
 
 
 @njit(cache=True)
-def _river_hand_indices(
-    board: npt.NDArray[np.uint8],
-    holes: npt.NDArray[np.int64],
-    count: int,
-    river_tables: tuple,
-    out: npt.NDArray[np.int64],
-) -> None:
-    """The canonical river index of hole pair ``holes[h]`` with ``board`` into ``out[h]``, h < ``count``."""
+def _river_hand_indices(board, holes, count, river_tables, out):
+    """The canonical river index of hole pair ``holes[h]`` with ``board`` into ``out[h]`` (int64),
+    for h < ``count``."""
     hand = np.empty(7, dtype=np.uint8)
     hand[2:] = board
     for h in range(count):

@@ -34,7 +34,6 @@ from numba import njit, prange
 from pokerai.abstraction.clustering import percentile_buckets
 from pokerai.abstraction.histograms import (
     _rank_river_holes,
-    _rank_with_board,
     _river_hand_indices,
     _tie_group_end,
     preflop_combos,
@@ -106,29 +105,27 @@ def _hand_features(
     for row in prange(indices.shape[0]):
         hand = np.empty(7, dtype=np.uint8)
         unindex_hand(indices[row], hand, *river_tables)
-        board = hand[2:].copy()
-        used = np.uint64(0)
-        for card in hand:
-            used |= np.uint64(1) << np.uint64(card)
-        board_key = 0
-        for card in board:
-            board_key += card_key[card]
-        ours = _rank_with_board(hand[0], hand[1], board, board_key, card_key, nonflush7, flush)
+        holes = np.empty((_HOLES_PER_BOARD, 2), dtype=np.int64)
+        ranks = np.empty(_HOLES_PER_BOARD, dtype=np.int64)
+        count = _rank_river_holes(hand[2:].copy(), card_key, nonflush7, flush, holes, ranks)
+        ours = 0
+        for h in range(count):  # the hand's own cards come in ascending order, as the pairs' do
+            if holes[h, 0] == hand[0] and holes[h, 1] == hand[1]:
+                ours = ranks[h]
         points = np.zeros(num_clusters, dtype=np.int64)
         total = np.zeros(num_clusters, dtype=np.int64)
-        for first in range(52):
-            if (used >> np.uint64(first)) & np.uint64(1):
+        for h in range(count):
+            first = holes[h, 0]
+            second = holes[h, 1]
+            if first == hand[0] or first == hand[1] or second == hand[0] or second == hand[1]:
                 continue
-            for second in range(first + 1, 52):
-                if (used >> np.uint64(second)) & np.uint64(1):
-                    continue
-                theirs = _rank_with_board(first, second, board, board_key, card_key, nonflush7, flush)
-                cluster = pair_cluster[first, second]
-                total[cluster] += 1
-                if theirs < ours:
-                    points[cluster] += 2
-                elif theirs == ours:
-                    points[cluster] += 1
+            theirs = ranks[h]
+            cluster = pair_cluster[first, second]
+            total[cluster] += 1
+            if theirs < ours:
+                points[cluster] += 2
+            elif theirs == ours:
+                points[cluster] += 1
         for cluster in range(num_clusters):
             features[row, cluster] = _equity(points[cluster], total[cluster])
     return features
@@ -269,33 +266,18 @@ def board_ochs_features(
     pair_cluster, num_clusters = _pair_clusters(clusters)
     indices = np.empty(num_boards * _HOLES_PER_BOARD, dtype=np.int64)
     features = np.empty((num_boards * _HOLES_PER_BOARD, num_clusters), dtype=np.float32)
-    _fill_board_features(first_board, num_boards, pair_cluster, num_clusters, indices, features)
+    _fill_board_features(first_board, num_boards, pair_cluster, indices, features)
     return indices, features
 
 
-def _fill_board_features(
-    first_board: int,
-    num_boards: int,
-    pair_cluster: npt.NDArray[np.int64],
-    num_clusters: int,
-    indices: npt.NDArray[np.int64],
-    features: npt.NDArray[np.float32],
-) -> None:
+def _fill_board_features(first_board: int, num_boards: int, pair_cluster: npt.NDArray[np.int64],
+                         indices: npt.NDArray[np.int64],
+                         features: npt.NDArray[np.float32]) -> None:  # fmt: skip
     """Run :func:`_board_features` on boards ``first_board ..`` into the first rows of the buffers."""
     built = tables()
-    _board_features(
-        first_board,
-        num_boards,
-        pair_cluster,
-        num_clusters,
-        indices,
-        features,
-        built.card_key,
-        built.nonflush[7],
-        built.flush,
-        board_indexer(5).unindex_tables,
-        street_indexer(3).index_tables,
-    )
+    _board_features(first_board, num_boards, pair_cluster, features.shape[1], indices, features,
+                    built.card_key, built.nonflush[7], built.flush, board_indexer(5).unindex_tables,
+                    street_indexer(3).index_tables)  # fmt: skip
 
 
 def nearest_centroid(
@@ -398,7 +380,7 @@ def ochs_river_table(
     for first in range(0, boards.size, batch):
         count = min(batch, boards.size - first)
         rows = count * _HOLES_PER_BOARD
-        _fill_board_features(first, count, pair_cluster, num_clusters, indices, features)
+        _fill_board_features(first, count, pair_cluster, indices, features)
         table[indices[:rows]] = nearest_centroid(features[:rows], centroids)
         if progress is not None:
             progress(first + count, boards.size)

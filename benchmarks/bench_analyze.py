@@ -1,8 +1,8 @@
 """Latency of the hand analyzer's blueprint spot answer (``GET /api/spot``), over real HTTP.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_analyze.py [--repeats 20]
+    OMP_NUM_THREADS=1 python benchmarks/bench_analyze.py [--repeats 20] [--bot SPEC]
 
-Serves the shipped blueprint (``pokerai analyze``'s default bot) with uvicorn on a free local port,
+Serves ``--bot`` (by default ``pokerai analyze``'s, the default bot) with uvicorn on a free local port,
 warms it up (the network's per-process tables, one request per spot), then times ``repeats``
 requests of each spot below, from the client: the goal is at most 300 ms. ``/api/range`` is timed
 the same way, since the page asks for it right after.
@@ -44,8 +44,9 @@ def fetch(url: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--bot", metavar="SPEC", help="the bot to serve (default: the default bot)")
     args = parser.parse_args()
-    analyzer = Analyzer(default_opponent_spec())
+    analyzer = Analyzer(args.bot or default_opponent_spec())
     listener = socket.create_server(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{listener.getsockname()[1]}"
     server = uvicorn.Server(uvicorn.Config(create_app(analyzer), log_level="warning"))

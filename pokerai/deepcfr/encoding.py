@@ -85,11 +85,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from pokerai.abstraction.buckets import AbstractionConfig, CardAbstraction
 from pokerai.abstraction.cache import cache_folder, cached_abstraction
-from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, index_hand, street_indexer
+from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, index_hands_serial, street_indexer
 from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.equity import preflop_equity_table
 from pokerai.engine.evaluator import CATEGORIES, hand_categories, rank_hands
@@ -237,7 +236,7 @@ class HUNLEncoder(DecisionRecords):
             # Preflop buckets by (card, card), either order: a gather instead of an index computation.
             low, high = np.triu_indices(NUM_CARDS, k=1)
             pairs = np.stack([low, high], axis=1).astype(np.uint8)
-            preflop = _street_buckets(pairs, abstraction.tables[0], street_indexer(0).index_tables)
+            preflop = abstraction.tables[0][index_hands_serial(pairs, street_indexer(0).index_tables)]
             self._preflop_buckets = np.zeros((NUM_CARDS, NUM_CARDS), dtype=np.intp)
             self._preflop_buckets[low, high] = preflop
             self._preflop_buckets[high, low] = preflop
@@ -306,9 +305,10 @@ class HUNLEncoder(DecisionRecords):
             if rows.size == 0:
                 break
             cards = np.concatenate([hole[rows], records["board"][rows, : BOARD_SIZES[street]]], axis=1)
-            buckets = _street_buckets(
-                cards, self._abstraction.tables[street], street_indexer(street).index_tables
-            )
+            # One thread: numba's parallel pool would raise the OpenMP thread count torch shares.
+            buckets = self._abstraction.tables[street][
+                index_hands_serial(cards, street_indexer(street).index_tables)
+            ]
             out[rows, offset + buckets.astype(np.intp)] = 1.0
             offset += self._bucket_counts[street]
 
@@ -407,27 +407,6 @@ class LeducEncoder:
 ENCODINGS = ("cards", "cards+strength", "cards+buckets")
 """Feature sets: the 373 card and betting features, those plus 11 hand-strength features, or those plus
 the one-hot of the player's bucket on each street so far (needs a card abstraction)."""
-
-
-@njit(cache=True)
-def _street_buckets(
-    cards: npt.NDArray[np.uint8],
-    table: npt.NDArray[np.uint8],
-    index_tables: tuple[npt.NDArray[np.int64], ...],
-) -> npt.NDArray[np.uint8]:
-    """``table``'s buckets of hands (card ids [N, 2 + board], hole then board) of one street: uint8 [N].
-    ``index_tables``: the street's :attr:`HandIndexer.index_tables
-    <pokerai.abstraction.isomorphism.HandIndexer.index_tables>`.
-
-    One thread, unlike :meth:`HandIndexer.index <pokerai.abstraction.isomorphism.HandIndexer.index>`,
-    whose parallel kernel starts numba's OpenMP pool: that raises the OpenMP thread count torch
-    shares to the number of cores, and on a busy two-core machine made the training steps of
-    configs/hunl_tiny_buckets.yaml several times slower.
-    """
-    buckets = np.empty(cards.shape[0], dtype=np.uint8)
-    for row in range(cards.shape[0]):
-        buckets[row] = table[index_hand(cards[row], *index_tables)]
-    return buckets
 
 
 def _strength_features(records: np.ndarray, out: npt.NDArray[np.float32]) -> None:

@@ -314,6 +314,7 @@ class _LegalMasks:
         return self._table
 
 
+@dataclass
 class _Scheduler:
     """The tasks of a run's traversals: started, suspended on queries, resumed with answers.
 
@@ -322,18 +323,19 @@ class _Scheduler:
     next query; those wait for the next round.
     """
 
-    def __init__(self, traverser: int, record: Callable[[Any, int], Any], num_slots: int, count: int,
-                 enumerate_chance: bool, all_in_equity: bool, terminal_responses: bool) -> None:  # fmt: skip
-        self.traverser = traverser
-        self.record = record
-        self.num_slots = num_slots
-        self.enumerate_chance = enumerate_chance
-        self.all_in_equity = all_in_equity
-        self.terminal_responses = terminal_responses
-        self.masks = _LegalMasks(num_slots)
-        self.advantage_samples: list[list[tuple[int, list[float]]]] = [[] for _ in range(count)]
-        self.strategy_samples: list[list[int]] = [[] for _ in range(count)]
-        self.root_values = np.zeros(count)
+    traverser: int
+    record: Callable[[Any, int], Any]
+    num_slots: int
+    count: int
+    enumerate_chance: bool
+    all_in_equity: bool
+    terminal_responses: bool
+
+    def __post_init__(self) -> None:
+        self.masks = _LegalMasks(self.num_slots)
+        self.advantage_samples: list[list[tuple[int, list[float]]]] = [[] for _ in range(self.count)]
+        self.strategy_samples: list[list[int]] = [[] for _ in range(self.count)]
+        self.root_values = np.zeros(self.count)
         self.live = 0
         self.waiting: list[_Task] = []
 

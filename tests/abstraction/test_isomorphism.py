@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from pokerai.abstraction.isomorphism import HandIndexer, board_indexer, street_indexer
+from pokerai.abstraction.isomorphism import HandIndexer, board_indexer, index_hands_serial, street_indexer
 
 SUIT_PERMUTATIONS = np.array(list(itertools.permutations(range(4))), dtype=np.uint8)
 
@@ -126,3 +126,10 @@ def test_bad_input_is_refused_with_a_clear_error() -> None:
         street_indexer(4)
     with pytest.raises(ValueError, match="at most 7 cards"):
         HandIndexer((2, 6))
+
+
+def test_the_one_thread_index_matches_the_parallel_one() -> None:
+    indexer = street_indexer(2)
+    rng = np.random.default_rng(3)
+    cards = np.array([rng.permutation(52)[:6] for _ in range(500)], dtype=np.uint8)
+    np.testing.assert_array_equal(index_hands_serial(cards, indexer.index_tables), indexer.index(cards))

@@ -40,3 +40,17 @@ def test_bad_tables_are_clear_errors() -> None:
         TabularPolicy(tree, np.ones((3, 2)))
     with pytest.raises(ValueError, match="probability distributions"):
         TabularPolicy(tree, np.ones(tree.legal_mask.shape))
+
+
+def test_normalize_rows_or_falls_back_and_keeps_float32() -> None:
+    from pokerai.solvers.policy import normalize_rows_or
+
+    weights = np.array([[1.0, 3.0, 0.0], [0.0, 0.0, 0.0]], dtype=np.float32)
+    rows = normalize_rows_or(weights, 1.0 / 3)
+    assert rows.dtype == np.float32
+    np.testing.assert_array_equal(rows[0], np.array([0.25, 0.75, 0.0], dtype=np.float32))
+    np.testing.assert_array_equal(rows[1], np.full(3, np.float32(1.0 / 3)))
+    # A per-row fallback: uniform over the row's legal actions.
+    legal = np.array([[True, True, False], [True, False, True]])
+    rows = normalize_rows_or(weights.astype(np.float64), legal / legal.sum(axis=1, keepdims=True))
+    np.testing.assert_array_equal(rows[1], [0.5, 0.0, 0.5])

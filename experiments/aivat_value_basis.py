@@ -40,11 +40,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.agents.base import Observation, RangePolicy
+from pokerai.agents.base import Observation
 from pokerai.agents.spec import make_agent
 from pokerai.engine.evaluator import rank_hands
-from pokerai.engine.state import Action, HUNLConfig, HUNLState
-from pokerai.eval.aivat import ALL_HANDS, AIVATConfig, child_contested, showdown_equities
+from pokerai.engine.state import HUNLConfig, HUNLState
+from pokerai.eval.aivat import ALL_HANDS, AIVATConfig, KnownDecision, child_contested, showdown_equities
 from pokerai.eval.duplicate import _play_pairs
 
 BOT = "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve"
@@ -76,27 +76,19 @@ class BasisTerms:
             self.equity[len(board)] = 1.0 - float(mine.mean())
         return self.equity[len(board)]
 
-    def decision(
-        self,
-        state: HUNLState,
-        action: Action,
-        policy: RangePolicy,
-        live: npt.NDArray[np.intp],
-        strength: npt.NDArray[np.float64],
-        candidates: int,
-        imaginary: int,
-        final: HUNLState,
-    ) -> None:
+    def decision(self, decision: KnownDecision) -> None:
+        state, policy = decision.state, decision.policy
         if self.basis is None:
-            self.basis = np.zeros((NUM_BASIS, candidates))
+            self.basis = np.zeros((NUM_BASIS, decision.candidates))
         contested, folds = child_contested(state, policy)
         room = min(state.config.stacks) - contested
-        row = policy.row(Observation.from_state(state), action)
+        row = policy.row(Observation.from_state(state), decision.action)
         expected = (room[~folds, None] * policy.probabilities[~folds]).sum(axis=0)
         happened = 0.0 if row is None or folds[row] else float(room[row])
-        unknown = final.hole_cards(1 - imaginary)
-        strong = int(np.searchsorted(EDGES, self.unknown_equity(final, unknown, state.board)))
-        self.basis[state.street * (len(EDGES) + 1) + strong, live] += strength * (expected - happened)
+        unknown = decision.final.hole_cards(1 - decision.imaginary)
+        strong = int(np.searchsorted(EDGES, self.unknown_equity(decision.final, unknown, state.board)))
+        row_index = state.street * (len(EDGES) + 1) + strong
+        self.basis[row_index, decision.live] += decision.strength * (expected - happened)
 
     def finish(self, weights: npt.NDArray[np.float64]) -> None:
         terms = np.zeros(NUM_BASIS)

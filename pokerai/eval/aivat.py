@@ -294,25 +294,32 @@ def child_contested(
     return contested, policy.kinds == int(ActionKind.FOLD)
 
 
+@dataclass(frozen=True)
+class KnownDecision:
+    """A known agent's decision as :func:`hand_aivat` scores it, for an :class:`AIVATObserver`.
+
+    At ``state`` (before ``action``), ``policy``'s columns are the ``live`` candidate hands (indices
+    into the ``candidates`` hands of the imaginary seat, ``imaginary``), each of check-down strength
+    ``strength`` (``2e − 1``, float64 ``[L]``, from the scored player's side); ``final`` is the
+    finished hand.
+    """
+
+    state: HUNLState
+    action: Action
+    policy: RangePolicy
+    live: npt.NDArray[np.intp]
+    strength: npt.NDArray[np.float64]
+    candidates: int
+    imaginary: int
+    final: HUNLState
+
+
 class AIVATObserver(Protocol):
     """Watches :func:`hand_aivat` score a hand (``AIVATConfig.observer``), e.g. to record the control
     variates of other value functions on the same decisions; it never changes the estimate."""
 
-    def decision(
-        self,
-        state: HUNLState,
-        action: Action,
-        policy: RangePolicy,
-        live: npt.NDArray[np.intp],
-        strength: npt.NDArray[np.float64],
-        candidates: int,
-        imaginary: int,
-        final: HUNLState,
-    ) -> None:
-        """A known agent's decision at ``state`` (before ``action``): ``policy``'s columns are the
-        ``live`` candidate hands (indices into the ``candidates`` hands of the imaginary seat), each
-        of check-down strength ``strength`` (``2e − 1``, float64 [L], from the scored player's side);
-        ``final`` is the finished hand."""
+    def decision(self, decision: KnownDecision) -> None:
+        """A known agent's decision, after its control variate is added."""
 
     def finish(self, weights: npt.NDArray[np.float64]) -> None:
         """The hand is scored: AIVAT's final weights of the candidate hands (float64 [candidates])."""
@@ -530,7 +537,9 @@ def _decision_terms(
     else:
         happened = ahead_values[row] if row in ahead_values else value(row)
     if config.observer is not None:
-        config.observer.decision(replay, action, policy, live, strength, len(walk.hands), imaginary, final)
+        config.observer.decision(
+            KnownDecision(replay, action, policy, live, strength, len(walk.hands), imaginary, final)
+        )
     walk.terms[live] += expected - happened
     if actor == imaginary:
         walk.weights[live] *= chosen
@@ -584,6 +593,7 @@ __all__ = [
     "AIVATObserver",
     "AIVATSummary",
     "GamePolicy",
+    "KnownDecision",
     "child_contested",
     "game_aivat",
     "hand_aivat",

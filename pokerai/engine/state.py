@@ -365,10 +365,13 @@ class HUNLState:
             raise ValueError(f"it is player {actor}'s turn, not player {player}'s")
         return actor
 
-    def verify_fold(self, player: int | None = None) -> None:
+    def _verify_facing_bet(self, player: int | None, verb: str) -> None:
         actor = self._verify_turn(player)
         if self.bets[1 - actor] <= self.bets[actor]:
-            raise ValueError(f"player {actor} cannot fold: there is no bet to call, so check instead")
+            raise ValueError(f"player {actor} cannot {verb}: there is no bet to call, so check instead")
+
+    def verify_fold(self, player: int | None = None) -> None:
+        self._verify_facing_bet(player, "fold")
 
     def can_fold(self, player: int | None = None) -> bool:
         return _passes(self.verify_fold, player)
@@ -383,9 +386,7 @@ class HUNLState:
         return _passes(self.verify_check, player)
 
     def verify_call(self, player: int | None = None) -> None:
-        actor = self._verify_turn(player)
-        if self.bets[1 - actor] <= self.bets[actor]:
-            raise ValueError(f"player {actor} cannot call: there is no bet to call, so check instead")
+        self._verify_facing_bet(player, "call")
 
     def can_call(self, player: int | None = None) -> bool:
         return _passes(self.verify_call, player)

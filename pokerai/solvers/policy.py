@@ -9,7 +9,7 @@ from pokerai.solvers.tree import GameTree
 
 
 def normalize_rows_or(weights: np.ndarray, fallback: np.ndarray | float) -> np.ndarray:
-    """Rows (the last axis) of non-negative ``weights`` scaled to sum to 1; ``fallback`` where a row sums to 0.
+    """Rows (last axis) of non-negative ``weights`` scaled to sum to 1; ``fallback`` where a row sums to 0.
 
     ``fallback`` broadcasts against ``weights`` (a scalar such as ``1 / num_actions``, or a
     uniform row per row); the result has the dtype numpy gives ``weights / totals`` (float32

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pokerai.agents.blueprint import load_blueprint
-from pokerai.cli.play import DEFAULT_BLUEPRINT, default_opponent_spec
+from pokerai.agents.table import DEFAULT_BLUEPRINT, default_opponent_spec
 from pokerai.shipped import package_checkpoints, resolve_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,10 +23,29 @@ from pokerai.abstraction.buckets import (
     load_abstraction_config,
 )
 from pokerai.abstraction.isomorphism import STREETS, street_indexer
+from pokerai.cli.arguments import usage_error
+from pokerai.cli.commands import add_command
 from pokerai.cli.output import Progress, emit, progress_bar
 from pokerai.engine.cards import format_cards, parse_cards
 
-USAGE_ERROR = 2
+ACTIONS = (
+    (
+        "build",
+        "build an abstraction file from a YAML config",
+        "Build the four bucket tables and write them to one .npz file (atomically).",
+    ),
+    (
+        "info",
+        "verify an abstraction file and print its metadata",
+        "Verify the file (format, version, checksums) and print metadata and bucket counts.",
+    ),
+    (
+        "bucket",
+        "print the bucket of a hand",
+        "The bucket of hole cards on a board (the street follows from the board size).",
+    ),
+)
+"""The actions of ``pokerai abstraction``: name, help line and description."""
 
 
 class AbstractionUsageError(ValueError):
@@ -35,43 +54,28 @@ class AbstractionUsageError(ValueError):
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``abstraction`` (with build / info / bucket) to the ``pokerai`` subparsers."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "abstraction",
-        help="build, inspect and query card abstractions (suit isomorphism + EMD buckets)",
         description="Card abstraction: per-street bucket tables over suit-isomorphic hands.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
     actions.required = True
 
-    build = actions.add_parser(
-        "build",
-        help="build an abstraction file from a YAML config",
-        description="Build the four bucket tables and write them to one .npz file (atomically).",
-    )
-    build.add_argument("--config", required=True, help="YAML config, e.g. configs/abstraction_tiny.yaml")
-    build.add_argument("--out", required=True, help="output file (.npz)")
-    build.add_argument("--json", action="store_true", help="print one JSON object")
-    build.set_defaults(handler=run_abstraction)
-
-    info = actions.add_parser(
-        "info",
-        help="verify an abstraction file and print its metadata",
-        description="Verify the file (format, version, checksums) and print metadata and bucket counts.",
-    )
-    info.add_argument("path", help="abstraction file")
-    info.add_argument("--json", action="store_true", help="print one JSON object")
-    info.set_defaults(handler=run_abstraction)
-
-    bucket = actions.add_parser(
-        "bucket",
-        help="print the bucket of a hand",
-        description="The bucket of hole cards on a board (the street follows from the board size).",
-    )
-    bucket.add_argument("path", help="abstraction file")
-    bucket.add_argument("--hole", required=True, help="two hole cards, e.g. AhKh")
-    bucket.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ks7d2c")
-    bucket.add_argument("--json", action="store_true", help="print one JSON object")
-    bucket.set_defaults(handler=run_abstraction)
+    for name, summary, description in ACTIONS:
+        action = actions.add_parser(name, help=summary, description=description)
+        if name == "build":
+            action.add_argument(
+                "--config", required=True, help="YAML config, e.g. configs/abstraction_tiny.yaml"
+            )
+            action.add_argument("--out", required=True, help="output file (.npz)")
+        else:
+            action.add_argument("path", help="abstraction file")
+        if name == "bucket":
+            action.add_argument("--hole", required=True, help="two hole cards, e.g. AhKh")
+            action.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ks7d2c")
+        action.add_argument("--json", action="store_true", help="print one JSON object")
+        action.set_defaults(handler=run_abstraction)
     return parser
 
 
@@ -84,8 +88,7 @@ def run_abstraction(args: argparse.Namespace) -> int:
             return _info(args)
         return _bucket(args)
     except (AbstractionUsageError, AbstractionError) as error:
-        print(f"pokerai abstraction {args.action}: error: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error(f"abstraction {args.action}", error)
 
 
 def _build(args: argparse.Namespace) -> int:

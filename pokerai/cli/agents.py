@@ -12,14 +12,15 @@ import argparse
 from typing import Any
 
 from pokerai.agents.spec import agent_catalogue
+from pokerai.cli.commands import add_command
 from pokerai.cli.output import emit
 
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``agents`` to the ``pokerai`` subparsers."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "agents",
-        help="list every agent spec with its options and defaults",
         description="The agent specs of play, eval, report and acpc: NAME, NAME?KEY=VALUE&..., "
         "or KIND:PATH?KEY=VALUE&... for agents that load a blueprint folder.",
     )

@@ -11,39 +11,24 @@ from __future__ import annotations
 
 import argparse
 import socket
-import sys
 from typing import Any
+
+from pokerai.agents.table import TABLE_BUDGET_S
+from pokerai.cli.arguments import checked, port, usage_error
+from pokerai.cli.commands import add_command
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-USAGE_ERROR = 2
-
-
-def _milliseconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"search-ms must be a number, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"search-ms must be a positive number, got {text}")
-    return value
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"port must be a whole number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be from 0 to 65535, got {text}")
-    return value
+_milliseconds = checked(
+    "search-ms", float, "a number", (lambda value: 0 < value < float("inf"), "a positive number")
+)
 
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``analyze`` to the ``pokerai`` subparsers."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "analyze",
-        help="a hand analyzer in the browser: what the bot would do at a spot, and why",
         description="Start a local web app: build a spot on a card grid (or paste an ACPC line), see "
         "the bot's action frequencies from the blueprint and after search, its range, the opponent's "
         "range, equity and pot odds; replay hand logs decision by decision. JSON endpoints under /api.",
@@ -55,36 +40,33 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help="the bot (default: pokerai play's, search over the shipped blueprint; see pokerai agents)",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
-    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=port(0, "from 0 to 65535"), default=DEFAULT_PORT,
                         help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
     parser.add_argument("--search-ms", type=_milliseconds, default=None, metavar="MS",
                         help="time budget in milliseconds of each search the analyzer runs for a "
-                        "blueprint: bot (default 2000); a search: bot, the default one included, "
-                        "searches as it plays")  # fmt: skip
+                        f"blueprint: bot (default {TABLE_BUDGET_S * 1000:g}); a search: bot, the default "
+                        "one included, searches as it plays")  # fmt: skip
     parser.set_defaults(handler=run_analyze)
     return parser
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    from pokerai.cli.play import DEFAULT_BOT, default_opponent_spec
-    from pokerai.web.analysis import DEFAULT_SEARCH_BUDGET_MS, Analyzer
+    from pokerai.agents.table import DEFAULT_BOT, default_opponent_spec
+    from pokerai.web.analysis import Analyzer
 
     try:
         if args.bot is None:  # found at an absolute path; named as the user would write it
             spec, name = default_opponent_spec(), DEFAULT_BOT
         else:
             spec = name = args.bot.strip()
-        budget = args.search_ms if args.search_ms is not None else DEFAULT_SEARCH_BUDGET_MS
+        budget = args.search_ms if args.search_ms is not None else TABLE_BUDGET_S * 1000
         analyzer = Analyzer(spec, search_budget_ms=budget, name=name)
     except ValueError as error:
-        print(f"pokerai analyze: error: --bot: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("analyze", f"--bot: {error}")
     try:
         listener = socket.create_server((args.host, args.port))
     except OSError as error:
-        print(f"pokerai analyze: error: cannot listen on {args.host}:{args.port}: "
-              f"{error.strerror or error}", file=sys.stderr)  # fmt: skip
-        return USAGE_ERROR
+        return usage_error("analyze", f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
 
     import uvicorn
 

@@ -18,21 +18,19 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pokerai.agents.base import Agent
-from pokerai.agents.spec import make_agent
-from pokerai.cli.arguments import count, seed
+from pokerai.agents.table import load_agent
+from pokerai.cli.arguments import USAGE_ERROR, Parser, add_count, seed, usage_error
+from pokerai.cli.commands import add_command
 from pokerai.cli.output import emit, progress_reporter
 from pokerai.eval.aivat import AIVATSummary
 from pokerai.eval.duplicate import DuplicateResult, Estimate, duplicate_match
 from pokerai.eval.lbr import LBR_MENUS, STREET_NAMES, LBRConfig, LBRResult, lbr_match
 from pokerai.jit import compile_notice
-
-USAGE_ERROR = 2
 
 
 class EvalUsageError(ValueError):
@@ -76,26 +74,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--b", metavar="SPEC", help="agent B of a duplicate match (all specs: pokerai agents)"
     )
-    parser.add_argument(
-        "--pairs",
-        type=count("pairs"),
-        metavar="N",
-        help="deal pairs of a duplicate match (each played twice, seats swapped)",
-    )
+    add_count(parser, "--pairs", "deal pairs of a duplicate match (each played twice, seats swapped)")
     parser.add_argument(
         "--swap-cards",
         action="store_true",
         help="also play each pair with the hole cards exchanged (4 hands a pair; cancels more luck)",
     )
     parser.add_argument("--lbr", action="store_true", help="score local best response against --a")
-    parser.add_argument("--hands", type=count("hands"), metavar="N", help="hands of an LBR run")
+    add_count(parser, "--hands", "hands of an LBR run")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument(
+    add_count(
+        parser,
         "--workers",
-        type=count("workers"),
+        "processes to play in (default 1; the result does not depend on it)",
         default=1,
         metavar="W",
-        help="processes to play in (default 1; the result does not depend on it)",
     )
     parser.add_argument(
         "--log", metavar="PATH", help="write every hand as an ACPC STATE line (duplicate only)"
@@ -124,12 +117,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="streets on which LBR may raise, e.g. flop,turn,river or none (default: all); "
         "elsewhere it folds, checks or calls",
     )
-    parser.add_argument(
+    add_count(
+        parser,
         "--lbr-runouts",
-        type=count("LBR runouts"),
-        default=None,
-        metavar="N",
-        help="boards LBR samples for equity before the turn (default 100)",
+        "boards LBR samples for equity before the turn (default 100)",
+        name="LBR runouts",
     )
     parser.add_argument(
         "--no-aivat",
@@ -142,9 +134,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``eval`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "eval",
-        help="duplicate matches between agents, or local best response against one",
         description="Duplicate match of --a against --b (every deal played twice with the seats "
         "swapped; mbb/hand for A with a 95% confidence interval over deal pairs), or with --lbr "
         "local best response against --a (a lower bound on its exploitability).",
@@ -158,11 +150,9 @@ def _agent(spec: str | None, option: str) -> Agent:
     if spec is None:
         raise EvalUsageError(f"{option} SPEC is required")
     try:
-        return make_agent(spec)
+        return load_agent(spec, option)[0]
     except ValueError as error:
-        raise EvalUsageError(f"{option}: {error}") from None
-    except OSError as error:  # a checkpoint that cannot be read
-        raise EvalUsageError(f"{option} {spec}: {error.strerror or error}") from None
+        raise EvalUsageError(str(error)) from None
 
 
 def _check_log_path(path: str) -> None:
@@ -224,8 +214,7 @@ def run_eval(args: argparse.Namespace) -> int:
         with compile_notice():
             return _run_duplicate(args, agent_a, agent_b)
     except EvalUsageError as error:
-        print(f"pokerai eval: error: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("eval", error)
 
 
 def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
@@ -335,16 +324,9 @@ def format_lbr(result: LBRResult) -> str:
     )
 
 
-class _StandaloneParser(argparse.ArgumentParser):
-    """argparse with one-line usage errors and exit status 2 (as ``pokerai``'s own parser)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``eval`` on its own (``argv`` without the ``eval`` word); returns the exit status."""
-    parser = _StandaloneParser(prog="pokerai eval")
+    parser = Parser(prog="pokerai eval")
     add_arguments(parser)
     try:
         args = parser.parse_args(argv)

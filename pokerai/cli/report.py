@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from typing import Any
 
-from pokerai.cli.arguments import count, seed
+from pokerai.cli.arguments import add_count, seed, usage_error
+from pokerai.cli.commands import add_command
 from pokerai.cli.output import progress_reporter
 from pokerai.eval.lbr import LBR_MENUS
 from pokerai.eval.report import BASELINES, PANEL, REPORT_LBR_MENUS, strength_report
 from pokerai.jit import compile_notice
 
-USAGE_ERROR = 2
 DEFAULT_OUT = "runs/report"
 
 
@@ -58,9 +57,9 @@ def _command(args: argparse.Namespace) -> str:
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``report`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "report",
-        help="strength report: duplicate matches against the baselines and exploiters, and LBR",
         description="Play --a in duplicate against the baselines "
         f"({', '.join(BASELINES)}) and the exploiter panel ({', '.join(PANEL)}), and run local best "
         f"response against it ({', '.join(REPORT_LBR_MENUS)} menus). Every row has the plain estimate "
@@ -70,13 +69,9 @@ def register(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--a", metavar="SPEC", required=True, help="the agent to report on (all specs: pokerai agents)"
     )
-    parser.add_argument(
-        "--hands", type=count("hands"), default=1000, metavar="N", help="hands a row (default 1000)"
-    )
+    add_count(parser, "--hands", "hands a row (default 1000)", default=1000)
     parser.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument(
-        "--workers", type=count("workers"), default=1, metavar="W", help="processes to play in (default 1)"
-    )
+    add_count(parser, "--workers", "processes to play in (default 1)", default=1, metavar="W")
     parser.add_argument(
         "--out", default=DEFAULT_OUT, metavar="DIR", help=f"folder for the report (default {DEFAULT_OUT})"
     )
@@ -101,8 +96,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
 def run_report(args: argparse.Namespace) -> int:
     """The ``report`` handler: runs the report, writes it, prints the table."""
     if args.hands < 2:
-        print("pokerai report: error: --hands must be at least 2 (duplicate pairs)", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("report", "--hands must be at least 2 (duplicate pairs)")
     total_rows = len(args.opponents) + len(args.lbr_menus)
     progress = progress_reporter(
         args.hands // 2 * 2 * len(args.opponents) + args.hands * len(args.lbr_menus), "hand", "report"
@@ -121,20 +115,15 @@ def run_report(args: argparse.Namespace) -> int:
                 on_progress=progress.update_to,
             )
     except ValueError as error:
-        print(f"pokerai report: error: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("report", error)
     except OSError as error:
-        print(f"pokerai report: error: --a {args.a}: {error.strerror or error}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("report", f"--a {args.a}: {error.strerror or error}")
     finally:
         progress.close()
     try:
         paths = report.write(args.out)
     except OSError as error:
-        print(
-            f"pokerai report: error: cannot write to {args.out!r}: {error.strerror or error}", file=sys.stderr
-        )
-        return USAGE_ERROR
+        return usage_error("report", f"cannot write to {args.out!r}: {error.strerror or error}")
     print(report.to_markdown())
     print(f"{len(report.rows)} of {total_rows} rows; written to {', '.join(str(path) for path in paths)}")
     return 0

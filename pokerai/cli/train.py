@@ -32,16 +32,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pokerai.cli.arguments import count
-from pokerai.cli.interrupt import INTERRUPTED, report_interrupt, write_now
-from pokerai.cli.output import emit, progress_bar
+from pokerai.cli.arguments import USAGE_ERROR, add_count, usage_error
+from pokerai.cli.commands import add_command
+from pokerai.cli.training import INTERRUPTED, monitor, report_run
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, replace
 
 if TYPE_CHECKING:  # torch: imported when a run starts, after the check that it is installed
     from pokerai.deepcfr.trainer import DeepCFRTrainer, Evaluator
 
-USAGE_ERROR = 2
 TRAINING_PACKAGES = (("torch", "PyTorch"), ("tensorboard", "TensorBoard"))
 """The modules a run needs beyond the base install (the ``train`` extra), with their names for people."""
 
@@ -52,9 +51,9 @@ class TrainUsageError(ValueError):
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``train`` to the ``pokerai`` subparsers."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "train",
-        help="train a blueprint (Deep CFR, or tabular MCCFR on card buckets) from a YAML config",
         description="Deep CFR training: batched external-sampling traversals, reservoir buffers, "
         "advantage and policy networks; Leduc runs report exact exploitability. A config with "
         "`algorithm: mccfr` trains a tabular MCCFR blueprint on a card abstraction instead.",
@@ -65,11 +64,13 @@ def register(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--runs-dir", default="runs", help="where new runs are created (default: runs)")
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), help="override the config's device")
     parser.add_argument("--iterations", type=int, help="override the total number of iterations")
-    parser.add_argument(
+    add_count(
+        parser,
         "--workers",
-        type=count("--workers"),
+        "Ray actors that run the traversals (default 1: in this process, Ray not needed)",
         default=1,
-        help="Ray actors that run the traversals (default 1: in this process, Ray not needed)",
+        metavar=None,
+        name="--workers",
     )
     parser.add_argument(
         "--ray-address",
@@ -89,8 +90,7 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         return _train(args)
     except TrainUsageError as error:
-        print(f"pokerai train: error: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return usage_error("train", error)
 
 
 def _missing_training_package() -> str | None:
@@ -214,54 +214,32 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
-    from torch.utils.tensorboard import SummaryWriter
-
     from pokerai.deepcfr.export import export_policy
+    from pokerai.deepcfr.trainer import CHECKPOINT_NAME
 
-    writer = SummaryWriter(str(trainer.run_dir), purge_step=trainer.iteration + 1)
-    if trainer.iteration == 0:
-        writer.add_text("config", "```\n" + dump_config(trainer.config) + "\n```", 0)
-    evaluator = _evaluator(trainer.config)
     total = trainer.config.iterations
-    bar = progress_bar(total, "iteration")
-    if bar is not None:
-        bar.update_to(trainer.iteration)
-    start = time.perf_counter()
 
-    def log(iteration: int, scalars: dict[str, float]) -> None:
-        for tag, value in scalars.items():
-            writer.add_scalar(tag, value, iteration)
-        writer.flush()
-        if bar is not None:
-            bar.update_to(iteration)
-        elif not args.json:
-            shown = ", ".join(
-                f"{tag} {value:.4g}"
-                for tag, value in scalars.items()
-                if tag.startswith(("loss/advantage", "eval/")) or tag == "perf/traversals_per_s"
-            )
-            print(f"iteration {iteration}/{total}: {shown}", file=sys.stderr, flush=True)
+    def show(iteration: int, scalars: dict[str, float]) -> None:
+        shown = ", ".join(
+            f"{tag} {value:.4g}"
+            for tag, value in scalars.items()
+            if tag.startswith(("loss/advantage", "eval/")) or tag == "perf/traversals_per_s"
+        )
+        print(f"iteration {iteration}/{total}: {shown}", file=sys.stderr, flush=True)
 
-    def notice() -> None:
-        # Called from the SIGINT handler, which may run inside a print to stderr: os.write does not
-        # re-enter Python's buffered stream as a print would.
-        write_now(
+    outcome = monitor(
+        trainer,
+        evaluator=_evaluator(trainer.config),
+        checkpoint_name=CHECKPOINT_NAME,
+        interrupt_notice=lambda: (
             f"\nCtrl-C: finishing iteration {trainer.iteration}, then writing a checkpoint "
             "(Ctrl-C again to abort at once)\n"
-        )
-
-    interrupted: KeyboardInterrupt | None = None
-    try:
-        final = trainer.train(evaluator=evaluator, log=log, on_interrupt=notice)
-    except KeyboardInterrupt as stop:  # TrainingInterrupted, or a second Ctrl-C mid-iteration
-        interrupted = stop
-    finally:
-        writer.close()
-        if bar is not None:
-            bar.close()
-    if interrupted is not None:
-        _report_interrupt(trainer, interrupted)
+        ),
+        show=None if args.json else show,
+    )
+    if outcome is None:
         return INTERRUPTED
+    final, start = outcome
     blueprint = export_policy(trainer, trainer.run_dir / "blueprint")
     payload = {
         "run_dir": str(trainer.run_dir),
@@ -271,15 +249,7 @@ def _train_with(trainer: DeepCFRTrainer, args: argparse.Namespace) -> int:
         "seconds": round(time.perf_counter() - start, 2),
         "final": final,
     }
-    lines = [f"run {trainer.run_dir}: {trainer.iteration} iterations"]
-    lines += [f"  {tag:<32} {value:.6g}" for tag, value in sorted(final.items())]
-    lines.append(f"blueprint (policy networks + config): {blueprint.parent}")
-    lines.append(f"tensorboard --logdir {trainer.run_dir}")
-    emit(payload, "\n".join(lines), args.json)
+    report_run(
+        trainer, final, payload, f"blueprint (policy networks + config): {blueprint.parent}", args.json
+    )
     return 0
-
-
-def _report_interrupt(trainer: DeepCFRTrainer, stop: KeyboardInterrupt) -> None:
-    from pokerai.deepcfr.trainer import CHECKPOINT_NAME
-
-    report_interrupt(trainer.run_dir / CHECKPOINT_NAME, trainer.iteration, stop)

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pokerai.cli.output import emit, progress_bar
 from pokerai.config import ConfigError, dump_config
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.trainer import (
@@ -116,9 +115,7 @@ def _as_dict(config: TabularConfig) -> dict[str, Any]:
 
 def train_tabular(trainer: TabularTrainer, args: argparse.Namespace) -> int:
     """Run ``trainer`` to the end (or Ctrl-C), log to TensorBoard, export the blueprint; the exit status."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    from pokerai.cli.interrupt import INTERRUPTED, report_interrupt, write_now
+    from pokerai.cli.training import INTERRUPTED, monitor, report_run
 
     where = trainer.abstraction_file
     if where is not None and not args.json:
@@ -126,39 +123,17 @@ def train_tabular(trainer: TabularTrainer, args: argparse.Namespace) -> int:
         print(
             f"card abstraction {trainer.config.abstraction_config.name!r}: {said} at {where}", file=sys.stderr
         )
-    writer = SummaryWriter(str(trainer.run_dir), purge_step=trainer.iteration + 1)
-    if trainer.iteration == 0:
-        writer.add_text("config", "```\n" + dump_config(trainer.config) + "\n```", 0)
-    total = trainer.config.iterations
-    bar = progress_bar(total, "iteration")
-    if bar is not None:
-        bar.update_to(trainer.iteration)
-    start = time.perf_counter()
-
-    def log(iteration: int, scalars: dict[str, float]) -> None:
-        for tag, value in scalars.items():
-            writer.add_scalar(tag, value, iteration)
-        writer.flush()
-        if bar is not None:
-            bar.update_to(iteration)
-
-    def notice() -> None:
-        write_now(
+    outcome = monitor(
+        trainer,
+        evaluator=tabular_evaluator(trainer.config),
+        checkpoint_name=CHECKPOINT_NAME,
+        interrupt_notice=lambda: (
             "\nCtrl-C: finishing this batch, then writing a checkpoint (Ctrl-C again to abort at once)\n"
-        )
-
-    interrupted: KeyboardInterrupt | None = None
-    try:
-        final = trainer.train(evaluator=tabular_evaluator(trainer.config), log=log, on_interrupt=notice)
-    except KeyboardInterrupt as stop:
-        interrupted = stop
-    finally:
-        writer.close()
-        if bar is not None:
-            bar.close()
-    if interrupted is not None:
-        report_interrupt(trainer.run_dir / CHECKPOINT_NAME, trainer.iteration, interrupted)
+        ),
+    )
+    if outcome is None:
         return INTERRUPTED
+    final, start = outcome
     blueprint = trainer.export()
     payload = {
         "run_dir": str(trainer.run_dir),
@@ -169,11 +144,7 @@ def train_tabular(trainer: TabularTrainer, args: argparse.Namespace) -> int:
         "table_megabytes": round(2 * trainer.solver.regrets.nbytes / 2**20, 2),
         "final": final,
     }
-    lines = [f"run {trainer.run_dir}: {trainer.iteration} iterations"]
-    lines += [f"  {tag:<32} {value:.6g}" for tag, value in sorted(final.items())]
-    lines.append(f"blueprint (average strategy + config): {blueprint}")
-    lines.append(f"tensorboard --logdir {trainer.run_dir}")
-    emit(payload, "\n".join(lines), args.json)
+    report_run(trainer, final, payload, f"blueprint (average strategy + config): {blueprint}", args.json)
     return 0
 
 

@@ -44,6 +44,7 @@ from pokerai.agents.baselines import is_same_action
 from pokerai.agents.blueprint import BlueprintAgent, public_key, replay_observation, slot_range_policy
 from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
+from pokerai.agents.table import BIG_BLIND, SMALL_BLIND, TABLE_BUDGET_S, is_bet
 from pokerai.engine.cards import RANKS, check_distinct, format_cards, parse_cards
 from pokerai.engine.equity import hand_class, hand_vs_range
 from pokerai.engine.history import STREET_NAMES, acpc_betting, parse_acpc, seat_of
@@ -55,9 +56,8 @@ from pokerai.search.config import STREETS, SearchConfig
 
 DEFAULT_STACK = 20_000
 """Starting stack of both players in chips (200 big blinds at 50/100, as ``pokerai play``)."""
-SMALL_BLIND, BIG_BLIND = 50, 100
-DEFAULT_SEARCH_BUDGET_MS = 2000.0
-"""Milliseconds each search may take (``pokerai play`` gives every solve at the table 2 s)."""
+DEFAULT_SEARCH_BUDGET_MS = TABLE_BUDGET_S * 1000
+"""Milliseconds each search may take: the table's budget, which ``pokerai play`` gives every solve."""
 EQUITY_SAMPLES = 20_000
 """Boards sampled for equity before the turn (exact enumeration from the turn on)."""
 FREQUENCY_SAMPLES = 200
@@ -217,10 +217,6 @@ def spot_from_line(line: str, *, stack: int = DEFAULT_STACK) -> Spot:
     return Spot(state=state, player=player, hole_cards=state.hole_cards(player))
 
 
-def _is_bet(state: HUNLState) -> bool:
-    return state.street > 0 and max(state.bets) == 0
-
-
 def action_name(state: HUNLState, action: Action) -> str:
     """The analyzer's name of ``action`` at ``state`` (one of :data:`ACTION_NAMES`)."""
     if action.kind is ActionKind.FOLD:
@@ -231,7 +227,7 @@ def action_name(state: HUNLState, action: Action) -> str:
         return "call"
     if action.amount == state.max_raise_to:
         return "allin"
-    return "bet" if _is_bet(state) else "raise"
+    return "bet" if is_bet(state) else "raise"
 
 
 def acpc_token(state: HUNLState, action: Action) -> str:
@@ -461,10 +457,7 @@ class Analyzer:
         """
         agent = self.search_agent
         if agent is None:
-            return {
-                "available": False,
-                "note": f"search is unavailable: the bot {self.spec} has no blueprint to search with",
-            }
+            return _unavailable(f"search is unavailable: the bot {self.spec} has no blueprint to search with")
         observation = spot.observation
         street = observation.street
         key = public_key(observation)
@@ -510,10 +503,7 @@ class Analyzer:
         """
         agent = self.blueprint_agent
         if agent is None:
-            return {
-                "available": False,
-                "note": f"the bot {self.spec} has no blueprint, so it has no range to show",
-            }
+            return _unavailable(f"the bot {self.spec} has no blueprint, so it has no range to show")
         observation = spot.observation
         live = np.flatnonzero(~combos_holding(spot.state.board))
         with self.lock:
@@ -656,6 +646,11 @@ def search_budget_ms(agent: SearchAgent, street: int) -> float | None:
     return search.budget_ms if search is not None and search.iterations > 0 else None
 
 
+def _unavailable(note: str) -> dict[str, Any]:
+    """The answer of a view the bot cannot give: ``available`` false and ``note`` saying why."""
+    return {"available": False, "note": note}
+
+
 def spot_facts(spot: Spot) -> dict[str, Any]:
     """The public facts of a spot: cards, street, pot, stacks, bets, legal bounds and pot odds."""
     state = spot.state
@@ -663,7 +658,7 @@ def spot_facts(spot: Spot) -> dict[str, Any]:
     call = state.call_amount
     legal = [kind.name.lower() for kind in state.legal_actions() if kind is not ActionKind.RAISE]
     if state.min_raise_to is not None:
-        legal += ["bet" if _is_bet(state) else "raise", "allin"]
+        legal += ["bet" if is_bet(state) else "raise", "allin"]
     return {
         "hole": format_cards(spot.hole_cards),
         "board": format_cards(state.board),

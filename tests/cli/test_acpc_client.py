@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from pokerai.agents.base import Agent, HandSummary, Observation
-from pokerai.cli.acpc import (
+from pokerai.cli.acpc_protocol import (
     ACPCClient,
     AgentError,
     ProtocolError,
@@ -192,7 +192,17 @@ def test_is_comment() -> None:
 # ---------------------------------------------------------------------- the fake dealer
 
 
-class FakeDealer(threading.Thread):
+class LocalDealer(threading.Thread):
+    """A dealer thread listening on a free localhost port (``port``) for one client."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(SOCKET_TIMEOUT)
+        self.port = self.server.getsockname()[1]
+
+
+class FakeDealer(LocalDealer):
     """An ACPC dealer for one client on localhost: deals ``hands`` hands from ``seed``, plays the other seat.
 
     The client sits in seat ``hand % 2``. Every reply must echo the line it answers and
@@ -200,11 +210,8 @@ class FakeDealer(threading.Thread):
     """
 
     def __init__(self, hands: int, seed: int) -> None:
-        super().__init__(daemon=True)
+        super().__init__()
         self.hands, self.seed = hands, seed
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(SOCKET_TIMEOUT)
-        self.port = self.server.getsockname()[1]
         self.errors: list[str] = []
         self.client_chips = 0
         self.hands_played = 0
@@ -361,15 +368,12 @@ def test_match_with_the_default_bot_from_another_folder(
     assert _summary_numbers(out)[:2] == (8, dealer.client_chips)
 
 
-class ScriptedDealer(threading.Thread):
+class ScriptedDealer(LocalDealer):
     """Sends ``lines`` (after one ending in ``|reply``, reads the reply), then closes or stays open."""
 
     def __init__(self, lines: list[str], *, close: bool) -> None:
-        super().__init__(daemon=True)
+        super().__init__()
         self.lines, self.close = lines, close
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(SOCKET_TIMEOUT)
-        self.port = self.server.getsockname()[1]
         self.replies: list[str] = []
 
     def run(self) -> None:

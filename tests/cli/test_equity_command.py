@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 
 import pytest
 
 from pokerai.cli.main import main
+from tests.cli.helpers import console, console_usage_error, json_of, usage_error
 
 JSON_KEYS = {"hands", "board", "equity", "win", "tie", "boards", "exact", "seconds", "standard_error"}
 # AhKh vs QsQd over all 1,712,304 preflop boards (see tests/engine/test_equity.py).
@@ -17,10 +15,7 @@ AK_QQ_EQUITY = (787_966 + 6_732 / 2) / 1_712_304
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
-    assert main(["equity", *args, "--json"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1  # exactly one JSON object on stdout
-    return json.loads(out)
+    return json_of(capsys, "equity", *args)
 
 
 def test_exact_preflop_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,23 +76,12 @@ def test_human_readable_output(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_arguments_exit_2_with_one_sentence(
     capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    assert main(["equity", *args]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert message in captured.err
-    assert captured.err.count("\n") == 1
-    assert "Traceback" not in captured.err
+    assert message in usage_error(capsys, "equity", *args)
 
 
 def test_console_script_end_to_end() -> None:
     """The installed entry point: JSON on stdout, and an error exit without a traceback."""
-    executable = shutil.which("pokerai")
-    command = [executable] if executable else [sys.executable, "-m", "pokerai.cli.main"]
-    ok = subprocess.run([*command, "equity", "AhKh", "QsQd", "--board", "Ks7d2c5h", "--json"],
-                        capture_output=True, text=True, check=False)  # fmt: skip
+    ok = console("equity", "AhKh", "QsQd", "--board", "Ks7d2c5h", "--json")
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["boards"] == 44
-    bad = subprocess.run([*command, "equity", "AhKh", "KhQd"], capture_output=True, text=True, check=False)
-    assert bad.returncode == 2
-    assert bad.stdout == "" and "Traceback" not in bad.stderr
-    assert "card Kh appears more than once" in bad.stderr
+    assert "card Kh appears more than once" in console_usage_error("equity", "AhKh", "KhQd")

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from pokerai.agents import table
 from pokerai.cli import evaluate, output
+from pokerai.cli.arguments import Parser
 
 DUPLICATE_KEYS = {"a", "b", "pairs", "hands", "mbb_per_hand", "ci95", "seconds", "hands_per_second"}
 
@@ -133,9 +135,8 @@ def test_bad_input_is_one_line_and_status_2(
 
 
 def test_register_wires_the_handler(capsys: pytest.CaptureFixture[str]) -> None:
-    cli = importlib.import_module("pokerai.cli.main")
-    parser = cli._Parser(prog="pokerai")
-    commands = parser.add_subparsers(dest="command", parser_class=cli._Parser)
+    parser = Parser(prog="pokerai")
+    commands = parser.add_subparsers(dest="command", parser_class=Parser)
     evaluate.register(commands)
     args = parser.parse_args(["eval", "--a", "call", "--b", "allin", "--pairs", "3", "--json"])
     assert args.handler(args) == 0
@@ -151,7 +152,7 @@ def test_unreadable_checkpoint_is_a_usage_error(
     def missing(spec: str) -> None:
         raise FileNotFoundError(2, "No such file or directory", spec.partition(":")[2])
 
-    monkeypatch.setattr(evaluate, "make_agent", missing)
+    monkeypatch.setattr(table, "make_agent", missing)  # eval loads its agents through agents.table
     assert run("--a", "blueprint:/no/such.pt", "--b", "call", "--pairs", "3") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No such file or directory" in err

@@ -17,19 +17,14 @@ from typing import Any
 import pytest
 
 from pokerai.agents.base import Observation
-from pokerai.cli.main import main
-from pokerai.cli.play import (
-    NEXT_HAND_PROMPT,
-    PROMPT,
-    Command,
-    PlaySession,
-    default_opponent_spec,
-    legal_summary,
-    parse_user_action,
-)
+from pokerai.agents.table import default_opponent_spec
+from pokerai.cli.play.actions import Command, parse_user_action
+from pokerai.cli.play.narration import legal_summary
+from pokerai.cli.play.session import NEXT_HAND_PROMPT, PROMPT
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.history import parse_acpc
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState
+from tests.cli.helpers import scripted_session, usage_error
 from tests.eval.toy_agents import RecordingCaller
 from tests.processes import default_sigint
 
@@ -151,9 +146,7 @@ def test_missing_blueprint_suggests_another_opponent(tmp_path: Path) -> None:
     ],
 )
 def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    assert main(["play", *argv]) == 2
-    err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1
+    assert message in usage_error(capsys, "play", *argv)
 
 
 # ---------------------------------------------------------------------- sessions in a pseudo-terminal
@@ -309,17 +302,8 @@ def test_session_against_the_default_bot_from_another_folder(tmp_path: Path) -> 
 
 def test_the_bot_is_told_how_each_hand_ended() -> None:
     bot = RecordingCaller()
-    typed = iter(["f", "", "k", "k", "k", "k"])  # fold hand 1; [Enter]; check hand 2 down
-    session = PlaySession(
-        bot,
-        opponent_name="recording",
-        stack=20_000,
-        seed=3,
-        hands=2,
-        read_line=lambda prompt: next(typed),
-        write=lambda text: None,
-    )
-    session.run()
+    typed = ["f", "", "k", "k", "k", "k"]  # fold hand 1; [Enter]; check hand 2 down
+    scripted_session(bot, typed, hands=2).run()
     folded, shown = bot.summaries
     assert folded.player == shown.player == 1, "the bot is player 1"
     assert folded.opponent_cards is None, "the user folded: nothing was shown"

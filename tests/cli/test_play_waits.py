@@ -13,21 +13,13 @@ import threading
 import numpy as np
 import pytest
 
-import pokerai.cli.play as play
+import pokerai.cli.play.command as play
 from pokerai.agents.base import Agent, Observation
+from pokerai.agents.table import DEFAULT_BLUEPRINT, DEFAULT_BOT, TABLE_BUDGET_S, default_opponent_spec
 from pokerai.cli.main import main
-from pokerai.cli.play import (
-    DEFAULT_BLUEPRINT,
-    DEFAULT_BOT,
-    TABLE_BUDGET_S,
-    THINKING,
-    PlaySession,
-    Screen,
-    ThinkingNotice,
-    default_opponent_spec,
-    start_warm_up,
-)
+from pokerai.cli.play.screen import THINKING, Screen, ThinkingNotice, start_warm_up
 from pokerai.engine.state import Action
+from tests.cli.helpers import scripted_session
 
 PATIENCE_S = 600.0
 """The longest a test waits for something it expects (a busy machine is slow, never this slow)."""
@@ -136,17 +128,8 @@ def test_a_session_shows_the_thinking_line_for_a_slow_bot_only() -> None:
     out, errors = Stream(terminal=False), Stream(terminal=False)
     screen = Screen(out, errors)
     bot = SlowFirstDecision(out)
-    typed = iter(["c", "k", "k", "k"])  # on the button: limp, then check each street down
-    session = PlaySession(
-        bot,
-        opponent_name="slow",
-        stack=20_000,
-        seed=3,
-        hands=1,
-        read_line=lambda prompt: next(typed),
-        write=screen.line,
-        screen=screen,
-    )
+    typed = ["c", "k", "k", "k"]  # on the button: limp, then check each street down
+    session = scripted_session(bot, typed, hands=1, write=screen.line, screen=screen)
     assert session.run().hands == 1
     text = out.getvalue()
     assert bot.decisions == 4 and text.count(THINKING) == 1  # the three quick decisions showed none

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
 from pokerai.cli.main import main
+from tests.cli.helpers import json_of, usage_error
 
 POINT_KEYS = {"lambda", "exploitability", "residual", "game_value", "policy", "entropy"}
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
-    assert main(["qre", *args, "--json"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1  # exactly one JSON object on stdout
-    return json.loads(out)
+    return json_of(capsys, "qre", *args)
 
 
 def test_json_output_akq(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,8 +63,4 @@ def test_human_readable_output(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_bad_arguments(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
-    assert main(["qre", *args]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert message in captured.err and captured.err.count("\n") == 1
-    assert "Traceback" not in captured.err
+    assert message in usage_error(capsys, "qre", *args)

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 
 import pytest
 
 from pokerai.cli.main import main
+from tests.cli.helpers import console, console_usage_error, json_of, usage_error
 
 JSON_KEYS = {"game", "algorithm", "iterations", "seconds", "exploitability", "game_value", "curve", "policy"}
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
-    assert main(["solve", *args, "--json"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1  # exactly one JSON object on stdout
-    return json.loads(out)
+    return json_of(capsys, "solve", *args)
 
 
 def test_json_output_kuhn(capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,25 +89,14 @@ def test_human_readable_output(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_arguments_exit_2_with_one_sentence(
     capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    assert main(["solve", *args]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert message in captured.err
-    assert captured.err.count("\n") == 1
-    assert "Traceback" not in captured.err
+    assert message in usage_error(capsys, "solve", *args)
 
 
 def test_console_script_end_to_end() -> None:
     """The installed entry point: JSON on stdout, and an error exit without a traceback."""
-    executable = shutil.which("pokerai")
-    command = [executable] if executable else [sys.executable, "-m", "pokerai.cli.main"]
-    ok = subprocess.run([*command, "solve", "--game", "kuhn", "--algorithm", "mccfr-chance",
-                         "--iterations", "1000", "--json"],
-                        capture_output=True, text=True, check=False)  # fmt: skip
+    ok = console("solve", "--game", "kuhn", "--algorithm", "mccfr-chance", "--iterations", "1000", "--json")
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["algorithm"] == "mccfr-chance"
-    bad = subprocess.run([*command, "solve", "--game", "kuhn", "--algorithm", "cfr",
-                          "--iterations", "10", "--bet-size", "-2"],
-                         capture_output=True, text=True, check=False)  # fmt: skip
-    assert bad.returncode == 2
-    assert bad.stdout == "" and "Traceback" not in bad.stderr
+    console_usage_error(
+        "solve", "--game", "kuhn", "--algorithm", "cfr", "--iterations", "10", "--bet-size", "-2"
+    )

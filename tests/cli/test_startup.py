@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from pokerai.agents.spec import AGENT_NAMES, PATH_AGENT_KINDS, agent_catalogue, make_agent
-from pokerai.cli.main import ALL_COMMANDS, COMMANDS, GAME_NAMES, build_parser, main
+from pokerai.cli.main import ALL_COMMANDS, COMMANDS, build_parser, main
+from pokerai.cli.solve import GAME_NAMES
 from pokerai.games import GAME_NAMES as GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,7 @@ def test_the_default_bot_searches_its_hands_without_torch() -> None:
     play = (
         "import numpy as np\n"
         "from pokerai.agents.spec import make_agent\n"
-        "from pokerai.cli.play import default_opponent_spec\n"
+        "from pokerai.agents.table import default_opponent_spec\n"
         "from pokerai.engine.state import HUNLState\n"
         "from pokerai.eval.duplicate import play_hand\n"
         "bot, caller = make_agent(default_opponent_spec()), make_agent('call')\n"

@@ -8,18 +8,11 @@ from pathlib import Path
 import pytest
 
 from pokerai.cli.main import main
+from tests.cli.helpers import leduc_deepcfr_config
 
-TINY = """
-name: tiny
-game: leduc
-iterations: 2
-traversals_per_iteration: 20
-network: {hidden_sizes: [8]}
-advantage: {steps: 3, batch_size: 32, buffer_capacity: 200}
-policy: {steps: 3, batch_size: 32, buffer_capacity: 200}
-evaluation: {every: 1}
-checkpoint_every: 1
-"""
+TINY = leduc_deepcfr_config(
+    iterations=2, traversals=20, steps=3, batch_size=32, evaluate_every=1, checkpoint_every=1
+)
 
 
 def test_a_tiny_run_then_resume(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

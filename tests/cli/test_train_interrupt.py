@@ -20,22 +20,18 @@ import torch
 
 from pokerai.cli.main import main
 from pokerai.deepcfr.checkpoint import load_checkpoint
+from tests.cli.helpers import leduc_deepcfr_config
 from tests.processes import interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TINY = """
-name: tiny
-game: leduc
-iterations: 1000000   # never reached: the run is stopped, then resumed to a few more iterations
-traversals_per_iteration: 10
-network: {hidden_sizes: [8]}
-advantage: {steps: 2, batch_size: 16, buffer_capacity: 200}
-policy: {steps: 2, batch_size: 16, buffer_capacity: 200}
-evaluation: {every: 2}
-checkpoint_every: 1000
-seed: 7
-"""
+# 1,000,000 iterations are never reached: the run is stopped, then resumed to a few more.
+TINY = (
+    leduc_deepcfr_config(
+        iterations=1_000_000, traversals=10, steps=2, batch_size=16, evaluate_every=2, checkpoint_every=1000
+    )
+    + "seed: 7\n"
+)
 
 INTERRUPTED = re.compile(
     r"^interrupted at iteration (\d+); checkpoint written; continue with: pokerai train --resume (\S+)$"

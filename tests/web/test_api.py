@@ -13,7 +13,8 @@ from fastapi.testclient import TestClient
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent, slot_range_policy
 from pokerai.agents.spec import make_agent
-from pokerai.cli.play import PlaySession, default_opponent_spec
+from pokerai.agents.table import default_opponent_spec
+from pokerai.cli.play.session import PlaySession
 from pokerai.engine.cards import parse_cards
 from pokerai.engine.equity import hand_class
 from pokerai.engine.history import to_acpc

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from pokerai.cli.play import DEFAULT_BOT, default_opponent_spec
+from pokerai.agents.table import DEFAULT_BOT, default_opponent_spec
 from pokerai.search.allin import load_solver_kernel
 from pokerai.web.analysis import EXAMPLE_SPOT, Analyzer
 from pokerai.web.app import create_app

@@ -81,6 +81,20 @@ def create_app(analyzer: Analyzer, *, warm_up: bool = False) -> FastAPI:
         yield
 
     app = FastAPI(title="pokerai hand analyzer", docs_url="/api/docs", redoc_url=None, lifespan=lifespan)
+    _add_error_handlers(app)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    _add_spot_routes(app, analyzer)
+    _add_line_routes(app, analyzer)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Answer bad input with status 400 and ``{"error": sentence}``."""
 
     @app.exception_handler(ValueError)
     async def bad_value(request: Request, error: ValueError) -> JSONResponse:
@@ -90,11 +104,9 @@ def create_app(analyzer: Analyzer, *, warm_up: bool = False) -> FastAPI:
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
         return _error(400, _validation_sentence(error))
 
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+def _add_spot_routes(app: FastAPI, analyzer: Analyzer) -> None:
+    """The views of a spot given by cards and betting, and the bot they ask."""
 
     @app.get("/api/bot")
     def bot() -> dict[str, Any]:
@@ -138,6 +150,10 @@ def create_app(analyzer: Analyzer, *, warm_up: bool = False) -> FastAPI:
             "board_cards": BOARD_SIZES[after.street],
         }
 
+
+def _add_line_routes(app: FastAPI, analyzer: Analyzer) -> None:
+    """The views of ACPC lines and hand logs."""
+
     @app.get("/api/line")
     def line(line: str = "", stack: str | None = None) -> dict[str, Any]:
         found = spot_from_line(line, stack=parse_stack(stack))
@@ -170,8 +186,6 @@ def create_app(analyzer: Analyzer, *, warm_up: bool = False) -> FastAPI:
     @app.get("/api/hand")
     def hand(line: str = "", stack: str | None = None) -> dict[str, Any]:
         return analyzer.hand(line, stack=parse_stack(stack))
-
-    return app
 
 
 __all__ = ["STATIC", "create_app"]

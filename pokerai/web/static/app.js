@@ -464,13 +464,18 @@ function analyzeReplayed() {
     setError("the log does not show this player's cards");
     return;
   }
-  spot.hole = d.hole.match(/../g);
-  spot.board = d.board ? d.board.match(/../g) : [];
-  spot.history = d.history;
-  spot.stack = h.stack;
+  openSpot(d.hole, d.board, d.history, h.stack);
+  window.scrollTo(0, 0);
+}
+
+// Analyze the spot of these cards (ACPC text, e.g. "AhKh"), betting and stack, with a fresh undo list.
+function openSpot(hole, board, history, stack) {
+  spot.hole = hole.match(/../g);
+  spot.board = board ? board.match(/../g) : [];
+  spot.history = history;
+  spot.stack = stack;
   undo.length = 0;
   analyze();
-  window.scrollTo(0, 0);
 }
 
 // ------------------------------------------------------------------ wiring
@@ -479,12 +484,7 @@ async function loadLine(text) {
   setError("");
   try {
     const answer = await api("/api/line", { line: text, stack: spot.stack });
-    spot.hole = answer.hole.match(/../g);
-    spot.board = answer.board ? answer.board.match(/../g) : [];
-    spot.history = answer.history;
-    spot.stack = answer.stack;
-    undo.length = 0;
-    analyze();
+    openSpot(answer.hole, answer.board, answer.history, answer.stack);
   } catch (error) {
     if (error.message.startsWith("the hand in this line is over")) {
       $("log-text").value = text;

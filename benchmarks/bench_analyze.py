@@ -20,7 +20,7 @@ import urllib.request
 
 import uvicorn
 
-from pokerai.cli.play import default_opponent_spec
+from pokerai.agents.table import default_opponent_spec
 from pokerai.web.analysis import Analyzer
 from pokerai.web.app import create_app
 

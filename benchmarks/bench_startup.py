@@ -173,11 +173,11 @@ def first_hand(env: dict[str, str], seed: int, shove_after: float | None) -> tup
 
 
 def play_waits_table() -> str:
-    play = importlib.import_module("pokerai.cli.play")
+    table = importlib.import_module("pokerai.agents.table")
     env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
     lines = [
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; seeds {PLAY_WAITS_SEEDS}; "
-        f"the table's solve budget {play.TABLE_BUDGET_S:g} s",
+        f"the table's solve budget {table.TABLE_BUDGET_S:g} s",
         "",
         "| numba cache | user's first action | longest bot wait s (per seed) | thinking notice in it |",
         "|---|---|---|---|",

@@ -29,6 +29,10 @@ they apply to a number, or to each number of a tuple. After its fields are
 built, a dataclass's own ``__post_init__`` runs; a ``ValueError`` it raises is
 reported with the key path of that dataclass.
 
+A dotted key (``river.budget_ms``) names a field of a nested dataclass:
+:func:`with_text_options` applies ``KEY=VALUE`` text options (an agent spec's) through the
+loader, and :func:`dotted_keys`, :func:`dotted_field` and :func:`dotted_value` list and read them.
+
 Every problem with the data is a :class:`ConfigError` whose message is one
 sentence naming the file (when there is one) and the key path, e.g.
 ``abstraction_tiny.yaml: flop.buckets: expected an integer, got 'ten'``.
@@ -381,4 +385,98 @@ def dump_config(config: object) -> str:
     return str(yaml.safe_dump(config_to_dict(config), sort_keys=False, default_flow_style=False))
 
 
-__all__ = ["ConfigError", "config_to_dict", "dump_config", "load_config"]
+# ---------------------------------------------------------------------------- dotted keys
+
+
+def dotted_keys(cls: type) -> tuple[str, ...]:
+    """Every key of the config dataclass ``cls``: a nested dataclass's keys dotted below its field
+    (``river.budget_ms``), in field order."""
+    keys: list[str] = []
+    hints = typing.get_type_hints(cls)
+    for item in dataclasses.fields(cls):
+        nested = hints[item.name]
+        if isinstance(nested, type) and dataclasses.is_dataclass(nested):
+            keys += [f"{item.name}.{inner.name}" for inner in dataclasses.fields(nested)]
+        else:
+            keys.append(item.name)
+    return tuple(keys)
+
+
+def dotted_field(cls: type, key: str) -> tuple[Any, dataclasses.Field[Any]]:
+    """The type hint and the dataclass field of the dotted ``key`` of ``cls``; KeyError if there is none."""
+    *parents, name = key.split(".")
+    for parent in parents:
+        cls = typing.get_type_hints(cls)[parent]
+    fields = {item.name: item for item in dataclasses.fields(cls)}
+    return typing.get_type_hints(cls)[name], fields[name]
+
+
+def dotted_value(config: object, key: str) -> Any:
+    """The value of the dotted ``key`` in the config ``config``."""
+    value: Any = config
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def option_text(value: Any) -> str:
+    """A config value as an option writes it: ``none``, ``0``/``1`` for booleans, 75.0 as ``75``."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def with_text_options(config: T, options: Mapping[str, str], what: str = "option") -> T:
+    """``config`` with ``KEY=VALUE`` text options applied (keys :func:`dotted_keys`), checked by
+    :func:`load_config`.
+
+    A value is read from its text: ``none`` is None, ``1`` and ``0`` (or ``true``/``false``) are
+    booleans where the key is one, whole numbers and decimals are numbers, and anything else
+    stays text for the loader to judge. An unknown key is a :class:`ConfigError` naming it as
+    ``what`` and listing the keys.
+    """
+    cls = type(config)
+    known = dotted_keys(cls)
+    data = config_to_dict(config)
+    for key, text in options.items():
+        if key not in known:
+            raise ConfigError(f"unknown {what} {key!r}; options: {', '.join(known)}")
+        hint, _ = dotted_field(cls, key)
+        *parents, name = key.split(".")
+        nested = data
+        for parent in parents:
+            nested = nested[parent]
+        nested[name] = _option_value(text, hint)
+    return load_config(data, cls)
+
+
+def _option_value(text: str, hint: Any) -> Any:
+    """The value of an option's ``text`` for a field of type ``hint`` (:func:`with_text_options`)."""
+    if text == "none":
+        return None
+    options = typing.get_args(hint) if typing.get_origin(hint) is not None else (hint,)
+    if bool in options:
+        return {"1": True, "0": False, "true": True, "false": False}.get(text, text)
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            continue
+    return text
+
+
+__all__ = [
+    "ConfigError",
+    "config_to_dict",
+    "dotted_field",
+    "dotted_keys",
+    "dotted_value",
+    "dump_config",
+    "load_config",
+    "option_text",
+    "with_text_options",
+]

@@ -24,12 +24,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pokerai.config import ConfigError, config_to_dict, load_config
+from pokerai.config import (
+    dotted_field,
+    dotted_keys,
+    dotted_value,
+    load_config,
+    option_text,
+    with_text_options,
+)
 
 
 def _is_number(value: object) -> bool:
@@ -195,87 +201,28 @@ def load_search_config(source: str | os.PathLike[str] | Mapping[str, Any] | None
 
 def config_keys() -> tuple[str, ...]:
     """Every key of :class:`SearchConfig` as a spec writes it: dotted below a street, in field order."""
-    keys: list[str] = []
-    hints = typing.get_type_hints(SearchConfig)
-    for item in dataclasses.fields(SearchConfig):
-        nested = hints[item.name]
-        if isinstance(nested, type) and dataclasses.is_dataclass(nested):
-            keys += [f"{item.name}.{inner.name}" for inner in dataclasses.fields(nested)]
-        else:
-            keys.append(item.name)
-    return tuple(keys)
+    return dotted_keys(SearchConfig)
 
 
 def config_field(key: str) -> tuple[Any, dataclasses.Field[Any]]:
     """The type hint and the dataclass field of the (dotted) config ``key``; KeyError if there is none."""
-    cls: Any = SearchConfig
-    *parents, name = key.split(".")
-    for parent in parents:
-        cls = typing.get_type_hints(cls)[parent]
-    fields = {item.name: item for item in dataclasses.fields(cls)}
-    return typing.get_type_hints(cls)[name], fields[name]
-
-
-def config_value(config: SearchConfig, key: str) -> Any:
-    """The value of the (dotted) ``key`` in ``config``: ``config_value(config, "river.budget_ms")``."""
-    value: Any = config
-    for part in key.split("."):
-        value = getattr(value, part)
-    return value
-
-
-def spec_value(value: Any) -> str:
-    """A config value as a spec writes it: ``none``, ``0``/``1`` for booleans, ``75`` for 75.0."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
+    return dotted_field(SearchConfig, key)
 
 
 def with_overrides(config: SearchConfig, options: Mapping[str, str]) -> SearchConfig:
     """``config`` with a spec's ``KEY=VALUE`` options applied, checked by the loader (module docstring).
 
-    Keys are :func:`config_keys`. A value is read from the spec's text: ``none`` is None, ``1``
-    and ``0`` (or ``true``/``false``) are booleans where the key is one, whole numbers and
-    decimals are numbers, and anything else stays text for the loader to judge. Raises
-    :class:`~pokerai.config.ConfigError` (a ``ValueError``) that names the option for an
-    unknown key, a bad value and a config that breaks a cross-field rule.
+    Keys are :func:`config_keys`; values are read as :func:`~pokerai.config.with_text_options`
+    says. Raises :class:`~pokerai.config.ConfigError` (a ``ValueError``) that names the option
+    for an unknown key, a bad value and a config that breaks a cross-field rule.
     """
-    known = config_keys()
-    data = config_to_dict(config)
-    for key, text in options.items():
-        if key not in known:
-            raise ConfigError(f"unknown search option {key!r}; options: {', '.join(known)}")
-        hint, _ = config_field(key)
-        _put(data, key, _spec_text_value(text, hint))
-    return load_search_config(data)
+    return with_text_options(config, options, "search option")
 
 
-def _put(data: dict[str, Any], key: str, value: Any) -> None:
-    """Set the dotted ``key`` of the nested mapping ``data`` to ``value``."""
-    *parents, name = key.split(".")
-    for parent in parents:
-        data = data[parent]
-    data[name] = value
-
-
-def _spec_text_value(text: str, hint: Any) -> Any:
-    """The value of a spec option's ``text`` for a field of type ``hint`` (:func:`with_overrides`)."""
-    if text == "none":
-        return None
-    options = typing.get_args(hint) if typing.get_origin(hint) is not None else (hint,)
-    if bool in options:
-        return {"1": True, "0": False, "true": True, "false": False}.get(text, text)
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            continue
-    return text
-
+config_value = dotted_value
+"""The value of the (dotted) ``key`` in ``config``: ``config_value(config, "river.budget_ms")``."""
+spec_value = option_text
+"""A config value as a spec writes it: ``none``, ``0``/``1`` for booleans, ``75`` for 75.0."""
 
 __all__ = [
     "STREETS",

@@ -44,7 +44,12 @@ from pokerai.agents.blueprint import (
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState
 from pokerai.search.allin import load_solver_kernel, solver_ready
-from pokerai.search.beliefs import combo_probabilities, opponent_range, threshold_probabilities
+from pokerai.search.beliefs import (
+    combo_probabilities,
+    history_prefix,
+    opponent_range,
+    threshold_probabilities,
+)
 from pokerai.search.buckets import load_clustering
 from pokerai.search.combos import COMBO_INDEX, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import STREETS, FlopSearch, SearchConfig, TurnSearch, load_search_config
@@ -204,13 +209,6 @@ class SearchAgent(BlueprintAgent):
         policy, _ = self._policies.get(key, lambda: self._solve(state, key))
         return policy
 
-    def _prefix(self, state: HUNLState, length: int) -> HUNLState:
-        """``state``'s hand after its first ``length`` actions (same deal)."""
-        replay = HUNLState.new(state.config, state.button, deck=state.deal)
-        for action in state.history[:length]:
-            replay.apply(action)
-        return replay
-
     def own_range(
         self, state: HUNLState
     ) -> tuple[npt.NDArray[np.float64], dict[int, npt.NDArray[np.float64]]]:
@@ -230,7 +228,7 @@ class SearchAgent(BlueprintAgent):
         for index, action in enumerate(state.history):
             if action.player != player:
                 continue
-            before = self._prefix(state, index)
+            before = history_prefix(state, index)
             rows = self.policy(before)
             if index >= start:
                 played[index] = rows

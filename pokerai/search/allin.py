@@ -53,14 +53,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
+from pokerai.abstraction.bets import BetAbstraction, legal_slot_amounts
 from pokerai.engine.cards import NUM_CARDS
-from pokerai.engine.evaluator import rank_hands
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
-from pokerai.search.beliefs import public_beliefs
-from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS, combos_holding
-from pokerai.search.equity import turn_street_matrices
-from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, _pair_scores, preflop_equity_matrix
+from pokerai.search.beliefs import history_prefix, public_beliefs, raise_slot
+from pokerai.search.combos import NUM_COMBOS, combos_holding
+from pokerai.search.equity import ranks_on_boards, turn_street_matrices
+from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, equity_payoffs, preflop_equity_matrix
 from pokerai.search.showdown import river_matrices
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
 from pokerai.tabular.blueprint import AnyBlueprint
@@ -85,8 +84,7 @@ def is_offtree_allin(state: HUNLState, action: Action, abstraction: BetAbstracti
         return False
     if action.amount != state.max_raise_to:
         return False
-    legal, amounts = legal_slot_amounts(state, abstraction)
-    return all(amounts[slot] != action.amount for slot in legal if slot not in (FOLD_SLOT, CHECK_CALL_SLOT))
+    return raise_slot(*legal_slot_amounts(state, abstraction), action.amount) is None
 
 
 def _flop_runouts(board: tuple[int, ...]) -> npt.NDArray[np.int64]:
@@ -126,21 +124,8 @@ def allin_matrices(
     if len(board) == 5:
         return river_matrices(board)
     hands = np.flatnonzero(~combos_holding(board)).astype(np.int64)
-    cards = ALL_COMBOS[hands].astype(np.int64)
-    runouts = _flop_runouts(board)
-    ranks = np.full((len(runouts), len(hands)), -1, dtype=np.int32)
-    for index, runout in enumerate(runouts):
-        live = ~(CARD_IN_COMBO[runout][:, hands].any(axis=0))
-        seven = np.concatenate(
-            [cards[live], np.broadcast_to(np.array([*board, *runout], dtype=np.int64), (int(live.sum()), 5))],
-            axis=1,
-        )
-        ranks[index, live] = rank_hands(seven, validate=False)
-    wins, counts = _pair_scores(ranks)
-    membership = CARD_IN_COMBO[:, hands].astype(np.float64)
-    valid = (membership.T @ membership == 0).astype(np.float64)
-    payoff = (2.0 * wins / np.maximum(counts, 1.0) - 1.0) * valid * (counts > 0)
-    payoff = 0.5 * (payoff - payoff.T)  # exactly antisymmetric; each side's estimate counts half
+    boards = [(*board, *runout) for runout in _flop_runouts(board)]
+    valid, payoff = equity_payoffs(ranks_on_boards(boards, hands).astype(np.int32), hands)
     for array in (hands, valid, payoff):
         array.flags.writeable = False
     return hands, valid, payoff
@@ -213,10 +198,8 @@ def before_last_action(state: HUNLState) -> HUNLState:
     """The state ``state`` was one action earlier: its history but the last replayed on its deal."""
     if not state.history:
         raise ValueError("the hand has no action yet, so there is no state before the last one")
-    before = HUNLState.new(state.config, state.button, deck=state.deal)
+    before = history_prefix(state, len(state.history) - 1)
     before.hole_cards_known = state.hole_cards_known
-    for action in state.history[:-1]:
-        before.apply(action)
     return before
 
 

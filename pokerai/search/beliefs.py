@@ -140,10 +140,22 @@ def action_slots(
         return [(CHECK_CALL_SLOT, 1.0)]
     if all(slot in (FOLD_SLOT, CHECK_CALL_SLOT) for slot in legal):
         return []
-    for slot in legal:
-        if slot not in (FOLD_SLOT, CHECK_CALL_SLOT) and amounts[slot] == action.amount:
-            return [(slot, 1.0)]
-    return translate(state, action.amount, abstraction)
+    slot = raise_slot(legal, amounts, action.amount)
+    return translate(state, action.amount, abstraction) if slot is None else [(slot, 1.0)]
+
+
+def raise_slot(legal: Sequence[int], amounts: Sequence[int], amount: int) -> int | None:
+    """The raise slot among ``legal`` whose chips (``amounts``) are ``amount``; None if the menu has none."""
+    raises = (slot for slot in legal if slot not in (FOLD_SLOT, CHECK_CALL_SLOT))
+    return next((slot for slot in raises if amounts[slot] == amount), None)
+
+
+def history_prefix(state: HUNLState, length: int) -> HUNLState:
+    """``state``'s hand after its first ``length`` actions, replayed on its deal."""
+    replay = HUNLState.new(state.config, state.button, deck=state.deal)
+    for action in state.history[:length]:
+        replay.apply(action)
+    return replay
 
 
 PREFLOP_CACHE_SIZE = 256
@@ -179,6 +191,28 @@ def _history_probabilities(
         cache.move_to_end(key)
     legal, amounts, probabilities = entry
     return legal, list(amounts), probabilities[candidates]  # copies: the entry stays as it was
+
+
+def _bayes_update(
+    weights: npt.NDArray[np.float64],
+    candidates: npt.NDArray[np.int64],
+    raw: npt.NDArray[np.float64],
+    pairs: list[tuple[int, float]],
+    threshold: float,
+    floor: float = 0.0,
+) -> None:
+    """Multiply ``weights[candidates]`` by ``floor + (1 − floor)·p``, ``p`` the probability of the action
+    (slot, weight) ``pairs`` under ``raw`` ``[len(candidates), num_slots]`` thresholded at ``threshold``
+    (unthresholded where that leaves no weight), rescaled to a maximum of 1 against underflow. An
+    action that leaves no weight either way, or stands for no slot, leaves ``weights`` as they were."""
+    if not pairs:  # a raise past the menu's cap: the blueprint has no such action
+        return
+    for probabilities in (threshold_probabilities(raw, threshold), raw):
+        likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
+        updated = weights[candidates] * (floor + (1.0 - floor) * likelihood if floor > 0.0 else likelihood)
+        if updated.sum() > 0:
+            weights[candidates] = updated / updated.max()
+            return
 
 
 def public_beliefs(
@@ -227,15 +261,7 @@ def public_beliefs(
         candidates = live[weights[actor, live] > 0]
         legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
         pairs = action_slots(replay, action, legal, amounts, abstraction)
-        if not pairs:  # a raise past the menu's cap: the blueprint has no such action
-            replay.apply(action)
-            continue
-        for probabilities in (threshold_probabilities(raw, thresholds[actor]), raw):
-            likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
-            updated = weights[actor, candidates] * likelihood
-            if updated.sum() > 0:
-                weights[actor, candidates] = updated / updated.max()  # rescaled against underflow
-                break
+        _bayes_update(weights[actor], candidates, raw, pairs, thresholds[actor])
         replay.apply(action)
     if hole_cards is not None and state.to_act is not None:
         weights[1 - state.to_act, combos_holding(hole_cards)] = 0.0
@@ -277,13 +303,7 @@ def opponent_range(
             candidates = live[weights[live] > 0]
             legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
             pairs = action_slots(replay, action, legal, amounts, abstraction)
-            if pairs:
-                for probabilities in (threshold_probabilities(raw, threshold), raw):
-                    likelihood = sum(weight * probabilities[:, slot] for slot, weight in pairs)
-                    updated = weights[candidates] * (floor + (1.0 - floor) * likelihood)
-                    if updated.sum() > 0:
-                        weights[candidates] = updated / updated.max()
-                        break
+            _bayes_update(weights, candidates, raw, pairs, threshold, floor)
         replay.apply(action)
     result: npt.NDArray[np.float64] = weights / weights.sum()
     return result
@@ -293,8 +313,10 @@ __all__ = [
     "PREFLOP_CACHE_SIZE",
     "action_slots",
     "combo_probabilities",
+    "history_prefix",
     "opponent_range",
     "public_beliefs",
+    "raise_slot",
     "state_record",
     "threshold_probabilities",
 ]

@@ -80,6 +80,22 @@ def bucket_rows(
     return result
 
 
+def bucketed_layout(
+    subgame: Subgame, layout: npt.NDArray[np.float64], labels: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """A strategy in :attr:`~pokerai.search.subgame.Solution.average` layout ``[num_nodes, H]`` averaged
+    per bucket (:func:`bucket_rows`), each node's row weighted by its acting player's root reach."""
+    acting = np.zeros(subgame.num_nodes, dtype=np.int64)
+    for node in subgame.decisions:
+        acting[subgame.children(int(node))] = subgame.player[node]
+    merged = np.ones((subgame.num_nodes, int(labels.max()) + 1))
+    for player in (0, 1):
+        rows_of = acting == player
+        merged[rows_of] = bucket_rows(layout[rows_of], labels, subgame.reach[player])
+    merged[0] = 1.0
+    return merged
+
+
 @numba.njit(cache=True, nogil=True)
 def _bucket_sums(
     matrix: npt.NDArray[np.float64],
@@ -129,4 +145,4 @@ def bucketed_subgame(subgame: Subgame, labels: npt.NDArray[np.int64]) -> Subgame
     return dataclasses.replace(subgame, matrices=tuple(matrices), reach=reach)
 
 
-__all__ = ["bucket_rows", "bucketed_subgame", "hand_buckets", "load_clustering"]
+__all__ = ["bucket_rows", "bucketed_layout", "bucketed_subgame", "hand_buckets", "load_clustering"]

@@ -42,32 +42,6 @@ def next_cards(board: Sequence[int], count: int, *parts: object) -> tuple[int, .
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_signs(
-    row: npt.NDArray[np.int64],
-    valid: npt.NDArray[np.float64],
-    signs: npt.NDArray[np.floating],
-    counts: npt.NDArray[np.float64],
-) -> None:  # pragma: no cover - numba
-    """On one board (``row`` ``[H]``: each hand's rank, −1 where it holds a board card), add to
-    ``signs`` ``[H, H]`` sign(rank i − rank j) of every pair that ``valid`` lets meet, and 1 to
-    ``counts`` there."""
-    hands = row.shape[0]
-    for i in range(hands):
-        rank_i = row[i]
-        if rank_i < 0:
-            continue
-        for j in range(hands):
-            rank_j = row[j]
-            if rank_j < 0 or valid[i, j] == 0.0:
-                continue
-            counts[i, j] += 1.0
-            if rank_i > rank_j:
-                signs[i, j] += 1.0
-            elif rank_i < rank_j:
-                signs[i, j] -= 1.0
-
-
-@numba.njit(cache=True, nogil=True)
 def _runout_equities(
     ranks: npt.NDArray[np.int64], keep: int
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float32]]:  # pragma: no cover - numba
@@ -113,18 +87,11 @@ def _runout_equities(
     return equity, per_turn
 
 
-@numba.njit(cache=True, nogil=True)
-def card_showdowns(
-    ranks: npt.NDArray[np.int64], valid: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float32]:  # pragma: no cover - numba
+def card_showdowns(ranks: npt.NDArray[np.int64], valid: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
     """float32 ``[K, H, H]``: per row of ``ranks`` ``[K, H]`` (−1: the hand holds that card), the
     showdown sign of each pair that shares no card (``valid``) and can meet the card; else 0."""
-    cards, hands = ranks.shape
-    result = np.zeros((cards, hands, hands), dtype=np.float32)
-    met = np.zeros((hands, hands))
-    for card in range(cards):
-        _add_signs(ranks[card], valid, result[card], met)
-    return result
+    _, per_card = _runout_equities(ranks[:, np.newaxis, :], ranks.shape[0])
+    return np.where(valid > 0, per_card, np.float32(0.0))
 
 
 def ranks_on_boards(boards: Sequence[Sequence[int]], hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

@@ -71,10 +71,11 @@ from pokerai.search.subgame import (
     Subgame,
     Terminal,
     blend,
+    is_count,
     solve,
     with_resolve_gadget,
 )
-from pokerai.solvers.policy import TabularPolicy
+from pokerai.solvers.policy import TabularPolicy, normalize_rows_or
 
 NUM_CARDS = len(CARD_NAMES)
 LEAF_MODES = ("depth_limited", "blueprint")
@@ -124,13 +125,9 @@ class LeducSearchConfig:
     floor: float = 0.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 0:
+        if not is_count(self.iterations):
             raise ValueError(f"iterations must be a non-negative int, got {self.iterations!r}")
-        if self.full_iterations is not None and (
-            isinstance(self.full_iterations, bool)
-            or not isinstance(self.full_iterations, int)
-            or self.full_iterations < 1
-        ):
+        if self.full_iterations is not None and not is_count(self.full_iterations, 1):
             raise ValueError(f"full_iterations must be a positive int or None, got {self.full_iterations!r}")
         if self.leaves not in LEAF_MODES:
             raise ValueError(f"leaves must be one of {', '.join(LEAF_MODES)}, got {self.leaves!r}")
@@ -412,12 +409,8 @@ class LeducSearch:
             action = "fcr".index(letter)
             if int(inner.player[node]) == searcher:
                 rows = self.decide(walked)[:, labels]
-                totals = rows.sum(axis=1, keepdims=True)
                 # The board card's row is all zeros; it has no reach, any distribution will do.
-                fixed[node] = (
-                    1.0,
-                    np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), 1 / len(labels)),
-                )
+                fixed[node] = (1.0, normalize_rows_or(rows, 1 / len(labels)))
             path.append(children[labels.index(action)])
             walked = walked.child(action)
         assert walked == public
@@ -425,27 +418,16 @@ class LeducSearch:
             return LeducSubgame(inner, tuple(path), fixed, start, searcher)
         layout = self.blueprint_strategy(inner, start)
         for node, (_, rows) in fixed.items():
-            children = inner.children(node)
-            layout[children.start : children.stop] = rows.T
+            layout[inner.child_rows(node)] = rows.T
         possible = np.arange(NUM_CARDS) != public.board
-        safe = with_resolve_gadget(
-            root,
-            inner,
-            layout,
-            searcher,
-            valid=VALID,
-            uniform_weight=self.config.uniform_weight,
+        gadget = with_resolve_gadget(
+            root, inner, layout, searcher, valid=VALID, uniform_weight=self.config.uniform_weight,
             possible=possible,
-        )
-
-        def shifted(node: int) -> int:
-            # The gadget puts the inner root at node 1 and every other inner node two places later.
-            return 1 if node == 0 else node + 2
-
+        )  # fmt: skip
         return LeducSubgame(
-            safe,
-            tuple(shifted(node) for node in path),
-            {shifted(node): value for node, value in fixed.items()},
+            gadget.game,
+            tuple(gadget.node(node) for node in path),
+            {gadget.node(node): value for node, value in fixed.items()},
             start,
             searcher,
         )
@@ -466,8 +448,7 @@ class LeducSearch:
                 continue
             for child in children:
                 action = int(subgame.label[child])
-                rounds = node_public.rounds
-                publics[child] = PublicState(node_public.board, (*rounds[:-1], rounds[-1] + "fcr"[action]))
+                publics[child] = node_public.child(action)
                 for card in range(NUM_CARDS):
                     if card != public.board:
                         strategy[child, card] = self._row(node_public.key(card))[action]
@@ -549,9 +530,7 @@ def public_decision_states() -> Iterator[PublicState]:
             return
         yield public
         for action in state.legal_actions():
-            yield from walk(
-                PublicState(public.board, (*public.rounds[:-1], public.rounds[-1] + "fcr"[action]))
-            )
+            yield from walk(public.child(action))
 
     yield from walk(PublicState(None, ("",)))
 

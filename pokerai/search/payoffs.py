@@ -76,12 +76,13 @@ class RiverPayoffs:
         raise AssertionError("the river has no leaves")
 
 
-class _RolloutStreet:
-    """A street whose depth-limited leaves are blueprint rollouts (:class:`RolloutLeaves`).
+class RolloutPayoffs:
+    """A flop or turn: folds, and showdowns and called all-ins on its all-in equity; its depth-limited
+    leaves are blueprint rollouts (:class:`RolloutLeaves`).
 
-    Keeps ``hands`` and their blocks of the street's valid-pair and all-in equity matrices
-    (:meth:`_tables`), and values its leaves over the next cards and check-down signs that
-    :meth:`_leaf_cards` gives for those hands' rows.
+    Keeps ``hands`` and their blocks of the street's valid-pair and all-in equity matrices, and
+    values its leaves over the next cards and the check-down sign per card that :func:`_leaf_cards`
+    gives for those hands.
     """
 
     def __init__(
@@ -94,29 +95,19 @@ class _RolloutStreet:
         threshold: float,
         key: object,
     ) -> None:
-        all_hands, valid, equity = self._tables(board)
+        if len(board) == 4:
+            all_hands, valid, equity, _ = turn_street_matrices(board)
+        else:
+            all_hands, valid, equity, _, _ = flop_matrices(board)
         rows, self.matrices = _select(hands, all_hands, valid, equity)
         self.hands = hands
         self.card_payoffs: CardPayoffs | None = _fold_structure(hands)
-        cards, showdown = self._leaf_cards(board, rows, settings, key)
+        cards, showdown = _leaf_cards(board, rows, self.matrices[VALID_MATRIX], settings, key)
         self._leaves = RolloutLeaves(
             blueprint, hands, self.matrices, cards, showdown, chooser, settings, threshold, (board, key)
         )
 
     terminal = staticmethod(_terminal)
-
-    @staticmethod
-    def _tables(
-        board: tuple[int, ...],
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """The street's hands (all free of the board), valid-pair matrix and all-in equity matrix."""
-        raise NotImplementedError
-
-    def _leaf_cards(
-        self, board: tuple[int, ...], rows: npt.NDArray[np.int64], settings: LeafSettings, key: object
-    ) -> tuple[Sequence[int], npt.NDArray[np.float32]]:
-        """The next cards of the leaves' rollouts and the check-down sign per card, ``[K, H, H]``."""
-        raise NotImplementedError
 
     def leaf(self, state: HUNLState) -> Decision | Terminal:
         return self._leaves.leaf(state)
@@ -132,42 +123,24 @@ class _RolloutStreet:
         return self._leaves.seconds
 
 
-class TurnPayoffs(_RolloutStreet):
-    """The turn: all-in equity over the river cards; leaves valued by river rollouts."""
-
-    @staticmethod
-    def _tables(
-        board: tuple[int, ...],
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        all_hands, valid, equity, _ = turn_street_matrices(board)
-        return all_hands, valid, equity
-
-    def _leaf_cards(
-        self, board: tuple[int, ...], rows: npt.NDArray[np.int64], settings: LeafSettings, key: object
-    ) -> tuple[Sequence[int], npt.NDArray[np.float32]]:
+def _leaf_cards(
+    board: tuple[int, ...],
+    rows: npt.NDArray[np.int64],
+    valid: npt.NDArray[np.float64],
+    settings: LeafSettings,
+    key: object,
+) -> tuple[Sequence[int], npt.NDArray[np.float32]]:
+    """The next cards of a street's leaf rollouts and each pair's check-down sign with each, ``[K, H, H]``
+    over the hands ``rows`` of the street's tables: on the turn, seeded river cards; on the flop, the
+    first turn cards of its run-outs, with the check-down equity over each one's river cards."""
+    if len(board) == 4:
         ranks = turn_street_matrices(board)[3]
         cards = next_cards(board, settings.cards, key)
         card_ranks = np.ascontiguousarray(ranks[np.asarray(cards)][:, rows])  # [K, H], −1: holds the card
-        return cards, card_showdowns(card_ranks, self.matrices[VALID_MATRIX])
-
-
-class FlopPayoffs(_RolloutStreet):
-    """The flop: all-in equity over sampled run-outs; leaves valued by turn rollouts ending in check-down."""
-
-    @staticmethod
-    def _tables(
-        board: tuple[int, ...],
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        all_hands, valid, equity, _, _ = flop_matrices(board)
-        return all_hands, valid, equity
-
-    def _leaf_cards(
-        self, board: tuple[int, ...], rows: npt.NDArray[np.int64], settings: LeafSettings, key: object
-    ) -> tuple[Sequence[int], npt.NDArray[np.float32]]:
-        _, _, _, turns, per_turn = flop_matrices(board)
-        count = min(settings.cards, len(per_turn))
-        showdown = per_turn[:count][:, rows][:, :, rows] * self.matrices[VALID_MATRIX].astype(np.float32)
-        return turns[:count], showdown
+        return cards, card_showdowns(card_ranks, valid)
+    _, _, _, turns, per_turn = flop_matrices(board)
+    count = min(settings.cards, len(per_turn))
+    return turns[:count], per_turn[:count][:, rows][:, :, rows] * valid.astype(np.float32)
 
 
 def make_payoffs(
@@ -177,24 +150,21 @@ def make_payoffs(
     chooser: int,
     leaf: LeafSettings,
     threshold: float,
-) -> RiverPayoffs | TurnPayoffs | FlopPayoffs:
+) -> RiverPayoffs | RolloutPayoffs:
     """The :class:`~pokerai.search.tree.StreetPayoffs` of ``state``'s postflop street over ``hands``."""
     board = tuple(state.board)
     if state.street == Street.RIVER:
         return RiverPayoffs(board, hands)
     key = ";".join(str(action) for action in state.history[: state.street_starts[state.street]])
-    if state.street == Street.TURN:
-        return TurnPayoffs(blueprint, board, hands, chooser, leaf, threshold, key)
-    if state.street == Street.FLOP:
-        return FlopPayoffs(blueprint, board, hands, chooser, leaf, threshold, key)
+    if state.street in (Street.FLOP, Street.TURN):
+        return RolloutPayoffs(blueprint, board, hands, chooser, leaf, threshold, key)
     raise ValueError("street search starts on the flop: the blueprint plays the preflop")
 
 
 __all__ = [
     "SHOWDOWN_MATRIX",
     "VALID_MATRIX",
-    "FlopPayoffs",
     "RiverPayoffs",
-    "TurnPayoffs",
+    "RolloutPayoffs",
     "make_payoffs",
 ]

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from pokerai.engine.evaluator import rank_hands
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, NUM_COMBOS
+from pokerai.search.equity import valid_pairs
 
 EQUITY_BOARDS = 3000
 """Boards sampled for :func:`preflop_equity_matrix` (about 2,000 usable per pair: a standard error
@@ -100,14 +101,22 @@ def _preflop_equity_matrix(boards: int, seed: int) -> tuple[npt.NDArray[np.float
         live = ~(CARD_IN_COMBO[board].any(axis=0))
         seven = np.concatenate([combos[live], np.broadcast_to(board, (int(live.sum()), 5))], axis=1)
         ranks[index, live] = rank_hands(seven, validate=False)
-    wins, counts = _pair_scores(ranks)
-    membership = CARD_IN_COMBO.astype(np.float64)
-    valid = (membership.T @ membership == 0).astype(np.float64)
-    equity = wins / np.maximum(counts, 1.0)
-    payoff = (2.0 * equity - 1.0) * valid
-    payoff = 0.5 * (payoff - payoff.T)  # exactly antisymmetric; each side's estimate counts half
+    valid, payoff = equity_payoffs(ranks, np.arange(NUM_COMBOS))
     for array in (valid, payoff):
         array.flags.writeable = False
+    return valid, payoff
+
+
+def equity_payoffs(
+    ranks: npt.NDArray[np.int32], hands: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The valid-pair and all-in payoff matrices ``[H, H]`` of ``hands`` from their showdown ranks
+    ``[B, H]`` on ``B`` boards (-1 where a hand holds a board card): ``2·equity − 1`` over the boards
+    each valid pair meets (0 where it meets none), exactly antisymmetric."""
+    wins, counts = _pair_scores(ranks)
+    valid = valid_pairs(hands)
+    payoff = (2.0 * wins / np.maximum(counts, 1.0) - 1.0) * valid * (counts > 0)
+    payoff = 0.5 * (payoff - payoff.T)  # each side's estimate counts half
     return valid, payoff
 
 
@@ -115,5 +124,6 @@ __all__ = [
     "EQUITY_BOARDS",
     "EQUITY_SEED",
     "PREFLOP_MATRIX_BUILT",
+    "equity_payoffs",
     "preflop_equity_matrix",
 ]

@@ -30,8 +30,9 @@ from pokerai.games.holdem import NOT_DEALT
 from pokerai.search.beliefs import state_record, threshold_probabilities
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO
 from pokerai.search.equity import valid_pairs
-from pokerai.search.subgame import Decision, Terminal
+from pokerai.search.subgame import Decision, Terminal, is_count
 from pokerai.search.tree import menu_children
+from pokerai.solvers.policy import normalize_rows_or
 from pokerai.tabular.blueprint import AnyBlueprint
 
 CONTINUATIONS: tuple[str, ...] = ("blueprint", "fold", "call", "raise")
@@ -61,13 +62,9 @@ class LeafSettings:
                 f"continuations {list(self.continuations)} must be a non-empty subset of "
                 f"{list(CONTINUATIONS)}"
             )
-        if isinstance(self.cards, bool) or not isinstance(self.cards, int) or not 2 <= self.cards <= 48:
+        if not is_count(self.cards, 2) or self.cards > 48:
             raise ValueError(f"leaf cards {self.cards!r} must be a whole number from 2 to 48")
-        if self.rollout_raises is not None and (
-            isinstance(self.rollout_raises, bool)
-            or not isinstance(self.rollout_raises, int)
-            or self.rollout_raises < 0
-        ):
+        if self.rollout_raises is not None and not is_count(self.rollout_raises):
             raise ValueError(f"rollout_raises {self.rollout_raises!r} is not a non-negative whole number")
         if not self.bias >= 1.0:
             raise ValueError(f"bias must be at least 1, got {self.bias!r}")
@@ -206,8 +203,7 @@ def rollout_matrices(
         # Dropping negligible probabilities keeps the float32 reach products clear of subnormal
         # numbers, on which x86 arithmetic is many times slower.
         kept = np.where(kept >= ROLLOUT_MIN_PROBABILITY, kept, 0.0)
-        total = kept.sum(axis=1, keepdims=True)
-        kept = np.where(total > 0, kept / np.where(total > 0, total, 1.0), 1.0 / len(node.slots))
+        kept = normalize_rows_or(kept, 1.0 / len(node.slots))
         probabilities[index] = kept.reshape(num_cards, num_hands, len(node.slots)).astype(np.float32)
     fold_terminals = [(i, node.fold_scale) for i, node in enumerate(nodes) if node.fold_scale is not None]
     showdown_terminals = [

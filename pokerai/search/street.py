@@ -48,12 +48,21 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.state import HUNLState
-from pokerai.search.buckets import bucket_rows, bucketed_subgame, hand_buckets
+from pokerai.search.buckets import bucket_rows, bucketed_layout, bucketed_subgame, hand_buckets
 from pokerai.search.combos import NUM_COMBOS, combos_holding
-from pokerai.search.payoffs import VALID_MATRIX, FlopPayoffs, RiverPayoffs, TurnPayoffs, make_payoffs
+from pokerai.search.payoffs import VALID_MATRIX, RiverPayoffs, RolloutPayoffs, make_payoffs
 from pokerai.search.rollouts import LeafSettings
-from pokerai.search.subgame import Solution, Subgame, solve, with_resolve_gadget
+from pokerai.search.subgame import (
+    Gadget,
+    Solution,
+    Subgame,
+    inner_solution,
+    is_count,
+    solve,
+    with_resolve_gadget,
+)
 from pokerai.search.tree import Exact, StreetTree, build_street_tree, street_blueprint
+from pokerai.solvers.policy import normalize_rows_or
 from pokerai.tabular.blueprint import AnyBlueprint
 
 
@@ -66,7 +75,6 @@ class StreetOptions:
         safe: the re-solving gadget at the root.
         leaf: how the depth-limited leaves of the flop and turn are valued.
         threshold: the threshold of the blueprint in the leaves and the gadget.
-        uniform_weight: the uniform part of the gadget's opponent reach.
         buckets: hands merged into at most this many buckets (None: every hand its own).
     """
 
@@ -74,7 +82,6 @@ class StreetOptions:
     safe: bool = True
     leaf: LeafSettings = field(default_factory=LeafSettings)
     threshold: float = 0.0
-    uniform_weight: float = 0.5
     buckets: int | None = None
 
 
@@ -114,15 +121,17 @@ class PreparedStreet:
         searcher: the engine player to act.
         labels: each hand's bucket in ``game`` (int64 ``[H]``), or None when ``game``'s hands
             are the tree's.
+        gadget: the gadget around the tree with ``safe`` (its ``game`` is ``game``); else None.
     """
 
     tree: StreetTree
-    payoffs: RiverPayoffs | TurnPayoffs | FlopPayoffs
+    payoffs: RiverPayoffs | RolloutPayoffs
     fixed: dict[int, tuple[float, npt.NDArray[np.float64]]]
     game: Subgame
     layout: npt.NDArray[np.float64] | None
     searcher: int
     labels: npt.NDArray[np.int64] | None = None
+    gadget: Gadget | None = None
 
 
 def prepare_street(
@@ -162,8 +171,7 @@ def prepare_street(
             raise ValueError("the searcher's own earlier action is not on the menu")
         columns = np.array([int(label) for label in labels], dtype=np.int64)
         rows = np.asarray(played[history_index], dtype=np.float64)[np.ix_(hands, columns)]
-        totals = rows.sum(axis=1, keepdims=True)
-        fixed[node] = (1.0, np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), 1.0 / len(labels)))
+        fixed[node] = (1.0, normalize_rows_or(rows, 1.0 / len(labels)))
     bucket_of = None
     inner = subgame
     if options.buckets is not None and options.buckets < subgame.num_hands:
@@ -176,30 +184,13 @@ def prepare_street(
     if not options.safe:
         return PreparedStreet(tree, payoffs, fixed, inner, None, searcher, bucket_of)
     layout = street_blueprint(blueprint, tree, options.threshold)
-    frozen = {node: value for node, value in fixed.items() if int(subgame.player[node]) == searcher}
-    for node, (_, rows) in frozen.items():
-        children = subgame.children(node)
-        if bucket_of is None:
-            layout[children.start : children.stop] = rows.T
     if bucket_of is not None:
-        acting = np.zeros(subgame.num_nodes, dtype=np.int64)
-        for node in subgame.decisions:
-            acting[subgame.children(int(node))] = subgame.player[node]
-        merged = np.ones((subgame.num_nodes, int(bucket_of.max()) + 1))
-        for player in (0, 1):
-            rows_of = acting == player
-            merged[rows_of] = bucket_rows(layout[rows_of], bucket_of, subgame.reach[player])
-        merged[0] = 1.0
-        for node, (_, rows) in frozen.items():
-            children = subgame.children(node)
-            merged[children.start : children.stop] = rows.T
-        layout = merged
-    game = with_resolve_gadget(
-        tree.root, inner, layout, searcher, valid=VALID_MATRIX, uniform_weight=options.uniform_weight
-    )
-    # The gadget puts the street's root at node 1 and every other node two places later.
-    shifted = {(1 if node == 0 else node + 2): value for node, value in fixed.items()}
-    return PreparedStreet(tree, payoffs, shifted, game, layout, searcher, bucket_of)
+        layout = bucketed_layout(subgame, layout, bucket_of)
+    for node, (_, rows) in fixed.items():
+        layout[subgame.child_rows(node)] = rows.T
+    gadget = with_resolve_gadget(tree.root, inner, layout, searcher, valid=VALID_MATRIX)
+    shifted = {gadget.node(node): value for node, value in fixed.items()}
+    return PreparedStreet(tree, payoffs, shifted, gadget.game, layout, searcher, bucket_of, gadget)
 
 
 def solve_street(
@@ -224,7 +215,7 @@ def solve_street(
     """
     started = time.perf_counter()
     num_slots = blueprint.game.bets.num_slots
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+    if not is_count(iterations):
         raise ValueError(f"iterations {iterations!r} is not a non-negative whole number")
     if time_budget_s is not None and not time_budget_s >= 0:
         raise ValueError(f"time budget {time_budget_s!r} is not a non-negative number of seconds")
@@ -239,9 +230,9 @@ def solve_street(
         card_payoffs=payoffs.card_payoffs if labels is None else None, fixed=prepared.fixed or None,
     )  # fmt: skip
     subgame = tree.subgame
+    if prepared.gadget is not None:
+        solution = inner_solution(solution, prepared.gadget)
     average = solution.average
-    if options.safe:
-        average = average[np.r_[0, 3 : 3 + subgame.num_nodes - 1]]  # the gadget's layout to the tree's
     if labels is not None:
         average = average[:, labels]
     children = subgame.children(tree.current)

@@ -45,7 +45,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -77,7 +77,6 @@ class Subgame:
     Attributes:
         kind: int8, ``DECISION`` or ``TERMINAL``.
         player: int8, the acting player at decisions, -1 at terminals.
-        parent: int32, -1 at the root.
         first_child, num_children: int32; children are ``first_child .. first_child + num_children - 1``.
         matrix: int32, the payoff matrix index at terminals, -1 at decisions.
         scale: float64, the payoff scale at terminals, 0 at decisions.
@@ -88,7 +87,6 @@ class Subgame:
 
     kind: npt.NDArray[np.int8]
     player: npt.NDArray[np.int8]
-    parent: npt.NDArray[np.int32]
     first_child: npt.NDArray[np.int32]
     num_children: npt.NDArray[np.int32]
     matrix: npt.NDArray[np.int32]
@@ -125,52 +123,36 @@ class Subgame:
         first = int(self.first_child[node])
         return range(first, first + int(self.num_children[node]))
 
+    def child_rows(self, node: int) -> slice:
+        """The rows of ``node``'s children in a per-node array."""
+        first = int(self.first_child[node])
+        return slice(first, first + int(self.num_children[node]))
+
     @classmethod
     def from_nested(
         cls, root: Decision | Terminal, matrices: Sequence[npt.ArrayLike], reach: npt.ArrayLike
     ) -> Subgame:
         """Lay out a nested description breadth first (children consecutive, parents first)."""
-        kinds: list[int] = []
-        players: list[int] = []
-        parents: list[int] = []
-        firsts: list[int] = []
-        counts: list[int] = []
-        matrix_ids: list[int] = []
-        scales: list[float] = []
+        rows: list[tuple[int, int, int, int, int, float]] = []  # kind, player, children, matrix, scale
         labels: list[Any] = []
-        queue: list[tuple[Decision | Terminal, int, Any]] = [(root, -1, None)]
-        head = 0
-        while head < len(queue):
-            node, parent, label = queue[head]
-            index = head
-            head += 1
-            parents.append(parent)
+        queue: list[tuple[Decision | Terminal, Any]] = [(root, None)]
+        for node, label in queue:  # the queue grows while it is read
             labels.append(label)
             if isinstance(node, Terminal):
-                kinds.append(TERMINAL)
-                players.append(-1)
-                firsts.append(-1)
-                counts.append(0)
-                matrix_ids.append(int(node.matrix))
-                scales.append(float(node.scale))
+                rows.append((TERMINAL, -1, -1, 0, int(node.matrix), float(node.scale)))
                 continue
             if node.player not in (0, 1) or not node.children:
                 raise ValueError(f"a decision needs player 0 or 1 and at least one child, got {node!r}")
-            kinds.append(DECISION)
-            players.append(node.player)
-            firsts.append(len(queue))
-            counts.append(len(node.children))
-            matrix_ids.append(-1)
-            scales.append(0.0)
-            queue.extend((child, index, child_label) for child_label, child in node.children)
+            rows.append((DECISION, node.player, len(queue), len(node.children), -1, 0.0))
+            queue.extend((child, child_label) for child_label, child in node.children)
+        kind, player, first_child, num_children, matrix, scale = zip(*rows, strict=True)
         return cls(
-            kind=np.asarray(kinds, dtype=np.int8),
-            player=np.asarray(players, dtype=np.int8),
-            parent=np.asarray(parents, dtype=np.int32),
-            first_child=np.asarray(firsts, dtype=np.int32),
-            num_children=np.asarray(counts, dtype=np.int32),
-            matrix=np.asarray(matrix_ids, dtype=np.int32),
-            scale=np.asarray(scales, dtype=np.float64),
+            kind=np.asarray(kind, dtype=np.int8),
+            player=np.asarray(player, dtype=np.int8),
+            first_child=np.asarray(first_child, dtype=np.int32),
+            num_children=np.asarray(num_children, dtype=np.int32),
+            matrix=np.asarray(matrix, dtype=np.int32),
+            scale=np.asarray(scale, dtype=np.float64),
             label=tuple(labels),
             matrices=tuple(np.asarray(m, dtype=np.float64) for m in matrices),
             reach=np.asarray(reach, dtype=np.float64),
@@ -240,88 +222,13 @@ class CardPayoffs:
         object.__setattr__(self, "ranks", ranks)
 
 
-@numba.njit(cache=True)
-def _add_hands(r, order, start, stop, cards, per_card, total):
-    """Add the weights ``r`` of hands ``order[start:stop]`` to ``per_card`` (per card held); the new total."""
-    for q in range(start, stop):
-        j = order[q]
-        total += r[j]
-        per_card[cards[j, 0]] += r[j]
-        per_card[cards[j, 1]] += r[j]
-    return total
-
-
-@numba.njit(cache=True)
-def _card_products(reach, kind, order, sorted_ranks, cards, out):
-    """``out[t, i] = sum_j M[i, j] reach[t, j]`` for a card-structured ``M`` (:class:`CardPayoffs`).
-
-    ``order`` lists the hands by ascending rank and ``sorted_ranks`` their ranks in that order.
-    A hand's sum over the hands that share no card with it is the total less the sums over
-    hands holding either of its cards (the hand itself, counted in both, is added back once).
-    """
-    rows, hands = reach.shape
-    per_card = np.zeros(52)
-    for t in range(rows):
-        r = reach[t]
-        if kind == 1:  # SHARES_NO_CARD
-            per_card[:] = 0.0
-            total = 0.0
-            for j in range(hands):
-                total += r[j]
-                per_card[cards[j, 0]] += r[j]
-                per_card[cards[j, 1]] += r[j]
-            for i in range(hands):
-                out[t, i] = total - per_card[cards[i, 0]] - per_card[cards[i, 1]] + r[i]
-            continue
-        # SHOWDOWN: (weight of weaker hands) - (weight of stronger hands), card-free pairs only.
-        per_card[:] = 0.0
-        total = 0.0
-        start = 0
-        while start < hands:  # ascending: hands of lower rank beaten
-            stop = start
-            while stop < hands and sorted_ranks[stop] == sorted_ranks[start]:
-                stop += 1
-            for q in range(start, stop):
-                i = order[q]
-                out[t, i] = total - per_card[cards[i, 0]] - per_card[cards[i, 1]]
-            total = _add_hands(r, order, start, stop, cards, per_card, total)
-            start = stop
-        per_card[:] = 0.0
-        total = 0.0
-        stop = hands
-        while stop > 0:  # descending: hands of higher rank lost to
-            start = stop - 1
-            while start > 0 and sorted_ranks[start - 1] == sorted_ranks[stop - 1]:
-                start -= 1
-            for q in range(start, stop):
-                i = order[q]
-                out[t, i] -= total - per_card[cards[i, 0]] - per_card[cards[i, 1]]
-            total = _add_hands(r, order, start, stop, cards, per_card, total)
-            stop = start
-
-
-def _regret_matching(subgame: Subgame, regret: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> None:
-    """Each decision's regret-matching strategy over its children into ``out`` (uniform if no regret > 0)."""
-    for node in subgame.decisions:
-        first = int(subgame.first_child[node])
-        last = first + int(subgame.num_children[node])
-        positive = regret[first:last]
-        total = positive.sum(axis=0)
-        uniform = 1.0 / (last - first)
-        out[first:last] = np.where(total > 0.0, positive / np.where(total > 0.0, total, 1.0), uniform)
-
-
 def _reach(subgame: Subgame, strategy: npt.NDArray[np.float64], player: int) -> npt.NDArray[np.float64]:
     """``[num_nodes, H]``: ``player``'s reach of each node (root beliefs times its action probabilities)."""
     reach = np.empty((subgame.num_nodes, subgame.num_hands))
     reach[0] = subgame.reach[player]
     for node in subgame.decisions:
-        first = int(subgame.first_child[node])
-        last = first + int(subgame.num_children[node])
-        if subgame.player[node] == player:
-            reach[first:last] = reach[node] * strategy[first:last]
-        else:
-            reach[first:last] = reach[node]
+        rows = subgame.child_rows(node)
+        reach[rows] = reach[node] * strategy[rows] if subgame.player[node] == player else reach[node]
     return reach
 
 
@@ -354,32 +261,20 @@ def counterfactual_values(
     picks, at each of its decisions and for each hand, the child of highest
     value (a node and a hand form one of its information sets): its
     counterfactual best-response values against the opponent's ``strategy``.
+    At the opponent's decisions a node is worth the sum of its children (the
+    opponent's probabilities are in the reach).
     """
     groups = _terminal_groups(subgame)
     values = _terminal_values(subgame, _reach(subgame, strategy, 1 - player), player, groups)
-    back_up_values(subgame, values, player, None if best_response else strategy)
-    return values
-
-
-def back_up_values(
-    subgame: Subgame, values: npt.NDArray[np.float64], player: int, strategy: npt.NDArray[np.float64] | None
-) -> None:
-    """Fill the decision rows of ``values`` (``[num_nodes, columns]``, terminal rows set) children first.
-
-    At ``player``'s decisions a node is worth its children weighted by
-    ``strategy`` (:attr:`Solution.average` layout), or their maximum when
-    ``strategy`` is None (a best response); at the opponent's decisions, the
-    sum of its children (the opponent's probabilities are in the reach).
-    """
     for node in subgame.decisions[::-1]:
-        first = int(subgame.first_child[node])
-        last = first + int(subgame.num_children[node])
+        rows = subgame.child_rows(node)
         if subgame.player[node] != player:
-            values[node] = values[first:last].sum(axis=0)
-        elif strategy is None:
-            values[node] = values[first:last].max(axis=0)
+            values[node] = values[rows].sum(axis=0)
+        elif best_response:
+            values[node] = values[rows].max(axis=0)
         else:
-            values[node] = (strategy[first:last] * values[first:last]).sum(axis=0)
+            values[node] = (strategy[rows] * values[rows]).sum(axis=0)
+    return values
 
 
 def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]]:
@@ -390,7 +285,7 @@ def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]
 @numba.njit(cache=True)
 def _add_hands_batched(reach, start, stop, cards, per_card, total):
     """Add hands ``start .. stop - 1`` (rows of ``reach`` ``[H, T]``) to every terminal's running sums:
-    ``total`` ``[T]`` and ``per_card`` ``[52, T]`` (per card held); :func:`_add_hands`, batched."""
+    ``total`` ``[T]`` and ``per_card`` ``[52, T]`` (per card held)."""
     for q in range(start, stop):
         first, second = cards[q, 0], cards[q, 1]
         for t in range(reach.shape[1]):
@@ -407,7 +302,8 @@ def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor
     Hands are in ascending rank order (``sorted_ranks``), so one pass over them serves every
     terminal of the group at once: the running sums (in total and per card held) are kept per
     terminal, and a hand's sum over the hands that share no card with it is the total less the
-    sums over hands holding either of its cards (:func:`_card_products`, batched).
+    sums over hands holding either of its cards (the hand itself, counted in both, is added back
+    once in the fold matrix).
     """
     terminals = nodes.shape[0]
     hands = opponent_reach.shape[1]
@@ -458,44 +354,188 @@ def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor
 
 
 @numba.njit(cache=True)
-def _regret_matching_rows(regret, strategy, start, stop, totals):
-    """Regret matching+ over children ``start .. stop - 1`` into ``strategy`` (uniform if no regret > 0)."""
-    hands = regret.shape[1]
+def _normalize_children(weights, start, stop, totals, out):
+    """Children ``start .. stop - 1`` of ``weights`` ``[num_nodes, H]`` scaled to sum to 1 per hand, into
+    ``out``; uniform for a hand whose weights sum to 0. ``totals`` ``[H]`` is left holding the sums.
+
+    With CFR+'s regrets (never negative) this is regret matching+; with the average-strategy sums,
+    the average strategy.
+    """
+    hands = weights.shape[1]
     for hand in range(hands):
         totals[hand] = 0.0
     for child in range(start, stop):
         for hand in range(hands):
-            totals[hand] += regret[child, hand]
+            totals[hand] += weights[child, hand]
     uniform = 1.0 / (stop - start)
     for child in range(start, stop):
         for hand in range(hands):
             total = totals[hand]
-            strategy[child, hand] = regret[child, hand] / total if total > 0.0 else uniform
+            out[child, hand] = weights[child, hand] / total if total > 0.0 else uniform
+
+
+class _Tree(NamedTuple):
+    """The arrays a solve reads (numba takes a named tuple of arrays as one argument).
+
+    ``player``, ``first_child``, ``num_children``, ``decisions`` and ``scale`` are the
+    :class:`Subgame` fields (int64); terminals come grouped by payoff matrix
+    (``group_nodes[group_offsets[g]:group_offsets[g + 1]]`` use matrix ``group_matrix[g]`` of
+    ``matrices``, float64 ``[M, H, H]``, and of its transpose ``matrices_transposed``), or, where
+    ``group_kind[g]`` names a card structure, the linear sweep over hands in ascending rank order
+    (:func:`_sorted_card_values` with ``sorted_ranks`` and ``cards``). ``root_reach`` ``[2, H]``;
+    ``fixed_weight`` ``[num_nodes]`` and ``fixed_strategy`` ``[num_nodes, H]`` (:func:`solve`).
+    """
+
+    player: npt.NDArray[np.int64]
+    first_child: npt.NDArray[np.int64]
+    num_children: npt.NDArray[np.int64]
+    decisions: npt.NDArray[np.int64]
+    group_nodes: npt.NDArray[np.int64]
+    group_offsets: npt.NDArray[np.int64]
+    group_matrix: npt.NDArray[np.int64]
+    group_kind: npt.NDArray[np.int64]
+    sorted_ranks: npt.NDArray[np.int64]
+    cards: npt.NDArray[np.int64]
+    scale: npt.NDArray[np.float64]
+    matrices: npt.NDArray[np.float64]
+    matrices_transposed: npt.NDArray[np.float64]
+    root_reach: npt.NDArray[np.float64]
+    fixed_weight: npt.NDArray[np.float64]
+    fixed_strategy: npt.NDArray[np.float64]
+
+
+class _Sums(NamedTuple):
+    """What CFR+ accumulates, float64 ``[num_nodes, H]`` each: the cumulative regrets, the average
+    strategy's sums, the current strategy and, at decisions with a fixed part, the free part's own
+    regret-matching strategy (``free`` is ``[1, 1]`` where no decision has one)."""
+
+    regret: npt.NDArray[np.float64]
+    average_sum: npt.NDArray[np.float64]
+    strategy: npt.NDArray[np.float64]
+    free: npt.NDArray[np.float64]
 
 
 @numba.njit(cache=True)
-def _cfr_plus_iterations(
-    kind, player, first_child, num_children, decisions, group_nodes, group_offsets, group_matrix,
-    group_kind, sorted_ranks, cards,
-    scale, matrices, matrices_transposed, root_reach, regret, average_sum, strategy,
-    fixed_weight, fixed_strategy, first, count,
-):  # fmt: skip
-    """CFR+ iterations ``first .. first + count - 1`` in place (alternating updates, weights t).
+def _match_regrets(tree, sums, node, totals):
+    """Regret matching+ at decision ``node`` into ``sums.strategy``; where ``fixed_weight[node] > 0`` the
+    strategy is ``(1 - w) * regret matching + w * fixed_strategy`` (``w = fixed_weight[node]``) and the
+    regret-matching part is kept in ``sums.free``."""
+    start = tree.first_child[node]
+    stop = start + tree.num_children[node]
+    strategy = sums.strategy
+    _normalize_children(sums.regret, start, stop, totals, strategy)
+    weight = tree.fixed_weight[node]
+    if weight > 0.0:
+        for child in range(start, stop):
+            for hand in range(strategy.shape[1]):
+                sums.free[child, hand] = strategy[child, hand]
+                strategy[child, hand] = (1.0 - weight) * strategy[child, hand] + (
+                    weight * tree.fixed_strategy[child, hand]
+                )
 
-    Where ``fixed_weight[node] > 0`` the strategy at that decision is
-    ``(1 - w) * regret matching + w * fixed_strategy`` (rows of its children), with
-    ``w = fixed_weight[node]``: a strategy held in part or in whole (see :func:`solve`). The node's
-    value is the mix's, while its regrets are measured against the free part's own value.
 
-    Array arguments are the :class:`Subgame` fields; terminals come grouped by
-    payoff matrix (``group_nodes[group_offsets[g]:group_offsets[g + 1]]`` use
-    matrix ``group_matrix[g]``) so each group's values are one BLAS product, or,
-    where ``group_kind[g]`` names a card-structured matrix, one linear sweep over hands
-    in ascending rank order (:func:`_sorted_card_values` with ``sorted_ranks`` and ``cards``).
-    ``strategy`` carries the current strategy from one call to the next: a decision's
-    regret-matching strategy is recomputed only after its player's regrets change.
+@numba.njit(cache=True)
+def _fill_reach(tree, strategy, updating, own_reach, opponent_reach):
+    """Both players' reach of every node, parents before children, for the pass of player ``updating``."""
+    num_hands = strategy.shape[1]
+    for hand in range(num_hands):
+        opponent_reach[0, hand] = tree.root_reach[1 - updating, hand]
+        own_reach[0, hand] = tree.root_reach[updating, hand]
+    for node in tree.decisions:
+        start = tree.first_child[node]
+        stop = start + tree.num_children[node]
+        if tree.player[node] == updating:
+            for child in range(start, stop):
+                for hand in range(num_hands):
+                    own_reach[child, hand] = own_reach[node, hand] * strategy[child, hand]
+                    opponent_reach[child, hand] = opponent_reach[node, hand]
+        else:
+            for child in range(start, stop):
+                for hand in range(num_hands):
+                    own_reach[child, hand] = own_reach[node, hand]
+                    opponent_reach[child, hand] = opponent_reach[node, hand] * strategy[child, hand]
+
+
+@numba.njit(cache=True)
+def _fill_terminal_values(tree, opponent_reach, updating, values):
+    """Player ``updating``'s values at the terminals: player 0 gets ``M r1``, player 1 ``-M^T r0``."""
+    num_hands = opponent_reach.shape[1]
+    sign = 1.0 if updating == 0 else -1.0
+    for group in range(tree.group_matrix.shape[0]):
+        nodes = tree.group_nodes[tree.group_offsets[group] : tree.group_offsets[group + 1]]
+        if tree.group_kind[group] != 0:
+            factor = np.empty(nodes.shape[0])
+            # The showdown matrix is antisymmetric (M^T = -M), the fold matrix symmetric.
+            flip = -1.0 if updating == 1 and tree.group_kind[group] == 2 else 1.0
+            for row in range(nodes.shape[0]):
+                factor[row] = flip * sign * tree.scale[nodes[row]]
+            _sorted_card_values(
+                opponent_reach, nodes, tree.group_kind[group], tree.sorted_ranks, tree.cards, factor, values
+            )
+            continue
+        gathered = np.empty((nodes.shape[0], num_hands))
+        for row in range(nodes.shape[0]):
+            gathered[row] = opponent_reach[nodes[row]]
+        if updating == 0:
+            products = np.dot(gathered, tree.matrices_transposed[tree.group_matrix[group]])
+        else:
+            products = np.dot(gathered, tree.matrices[tree.group_matrix[group]])
+        for row in range(nodes.shape[0]):
+            values[nodes[row]] = sign * tree.scale[nodes[row]] * products[row]
+
+
+@numba.njit(cache=True)
+def _update_regrets(tree, sums, updating, t, own_reach, values, node_value, baseline):
+    """Values of the decisions, children before parents, and player ``updating``'s regret and
+    average-strategy updates of iteration ``t``."""
+    num_hands = values.shape[1]
+    regret, strategy = sums.regret, sums.strategy
+    for index in range(tree.decisions.shape[0] - 1, -1, -1):
+        node = tree.decisions[index]
+        start = tree.first_child[node]
+        stop = start + tree.num_children[node]
+        if tree.player[node] != updating:
+            for hand in range(num_hands):
+                values[node, hand] = 0.0
+            for child in range(start, stop):
+                for hand in range(num_hands):
+                    values[node, hand] += values[child, hand]
+            continue
+        for hand in range(num_hands):
+            node_value[hand] = 0.0
+        for child in range(start, stop):
+            for hand in range(num_hands):
+                node_value[hand] += strategy[child, hand] * values[child, hand]
+        if tree.fixed_weight[node] > 0.0:
+            # Regrets are those of the free part (its own regret-matching strategy), not of
+            # the mix: the model's share is not its choice.
+            for hand in range(num_hands):
+                baseline[hand] = 0.0
+            for child in range(start, stop):
+                for hand in range(num_hands):
+                    baseline[hand] += sums.free[child, hand] * values[child, hand]
+        else:
+            for hand in range(num_hands):
+                baseline[hand] = node_value[hand]
+        for child in range(start, stop):
+            for hand in range(num_hands):
+                updated = regret[child, hand] + values[child, hand] - baseline[hand]
+                regret[child, hand] = updated if updated > 0.0 else 0.0
+                sums.average_sum[child, hand] += t * own_reach[node, hand] * strategy[child, hand]
+        for hand in range(num_hands):
+            values[node, hand] = node_value[hand]
+
+
+@numba.njit(cache=True)
+def _cfr_plus_iterations(tree, sums, first, count):
+    """CFR+ iterations ``first .. first + count - 1`` on ``sums`` in place (alternating updates, weights t).
+
+    ``sums.strategy`` carries the current strategy from one call to the next: a decision's
+    regret-matching strategy is recomputed only after its player's regrets change. At a
+    decision with a fixed part (:func:`_match_regrets`) the node's value is the mix's, while its
+    regrets are measured against the free part's own value.
     """
-    num_nodes, num_hands = regret.shape
+    num_nodes, num_hands = sums.regret.shape
     opponent_reach = np.empty((num_nodes, num_hands))
     own_reach = np.empty((num_nodes, num_hands))
     values = np.zeros((num_nodes, num_hands))
@@ -506,101 +546,29 @@ def _cfr_plus_iterations(
         for updating in range(2):
             # Regret matching+ where the regrets changed: the other player's decisions, updated
             # by the pass before this one (every decision before a call's first pass).
-            for node in decisions:
-                if player[node] == updating and not (t == first and updating == 0):
-                    continue
-                start = first_child[node]
-                stop = start + num_children[node]
-                _regret_matching_rows(regret, strategy, start, stop, totals)
-                weight = fixed_weight[node]
-                if weight > 0.0:
-                    for child in range(start, stop):
-                        for hand in range(num_hands):
-                            strategy[child, hand] = (1.0 - weight) * strategy[child, hand] + (
-                                weight * fixed_strategy[child, hand]
-                            )
-            # Reach of both players, parents before children.
-            for hand in range(num_hands):
-                opponent_reach[0, hand] = root_reach[1 - updating, hand]
-                own_reach[0, hand] = root_reach[updating, hand]
-            for node in decisions:
-                start = first_child[node]
-                stop = start + num_children[node]
-                if player[node] == updating:
-                    for child in range(start, stop):
-                        for hand in range(num_hands):
-                            own_reach[child, hand] = own_reach[node, hand] * strategy[child, hand]
-                            opponent_reach[child, hand] = opponent_reach[node, hand]
-                else:
-                    for child in range(start, stop):
-                        for hand in range(num_hands):
-                            own_reach[child, hand] = own_reach[node, hand]
-                            opponent_reach[child, hand] = opponent_reach[node, hand] * strategy[child, hand]
-            # Terminal values: player 0 gets M r1, player 1 gets -M^T r0.
-            sign = 1.0 if updating == 0 else -1.0
-            for group in range(group_matrix.shape[0]):
-                nodes = group_nodes[group_offsets[group] : group_offsets[group + 1]]
-                if group_kind[group] != 0:
-                    factor = np.empty(nodes.shape[0])
-                    # The showdown matrix is antisymmetric (M^T = -M), the fold matrix symmetric.
-                    flip = -1.0 if updating == 1 and group_kind[group] == 2 else 1.0
-                    for row in range(nodes.shape[0]):
-                        factor[row] = flip * sign * scale[nodes[row]]
-                    _sorted_card_values(
-                        opponent_reach, nodes, group_kind[group], sorted_ranks, cards, factor, values
-                    )
-                    continue
-                gathered = np.empty((nodes.shape[0], num_hands))
-                for row in range(nodes.shape[0]):
-                    gathered[row] = opponent_reach[nodes[row]]
-                if updating == 0:
-                    products = np.dot(gathered, matrices_transposed[group_matrix[group]])
-                else:
-                    products = np.dot(gathered, matrices[group_matrix[group]])
-                for row in range(nodes.shape[0]):
-                    values[nodes[row]] = sign * scale[nodes[row]] * products[row]
-            # Values and regrets, children before parents.
-            for index in range(decisions.shape[0] - 1, -1, -1):
-                node = decisions[index]
-                start = first_child[node]
-                stop = start + num_children[node]
-                if player[node] != updating:
-                    for hand in range(num_hands):
-                        values[node, hand] = 0.0
-                    for child in range(start, stop):
-                        for hand in range(num_hands):
-                            values[node, hand] += values[child, hand]
-                    continue
-                for hand in range(num_hands):
-                    node_value[hand] = 0.0
+            for node in tree.decisions:
+                if tree.player[node] != updating or (t == first and updating == 0):
+                    _match_regrets(tree, sums, node, totals)
+            _fill_reach(tree, sums.strategy, updating, own_reach, opponent_reach)
+            _fill_terminal_values(tree, opponent_reach, updating, values)
+            _update_regrets(tree, sums, updating, t, own_reach, values, node_value, baseline)
+
+
+@numba.njit(cache=True)
+def _final_strategies(tree, sums, average):
+    """The current strategy at every decision into ``sums.strategy`` (:func:`_match_regrets`), and the
+    average strategy into ``average``: where a hand accumulated no average (it never reaches the
+    decision under its own strategy) the current strategy stands in."""
+    totals = np.empty(sums.regret.shape[1])
+    for node in tree.decisions:
+        _match_regrets(tree, sums, node, totals)
+        start = tree.first_child[node]
+        stop = start + tree.num_children[node]
+        _normalize_children(sums.average_sum, start, stop, totals, average)
+        for hand in range(totals.shape[0]):
+            if totals[hand] <= 0.0:
                 for child in range(start, stop):
-                    for hand in range(num_hands):
-                        node_value[hand] += strategy[child, hand] * values[child, hand]
-                if fixed_weight[node] > 0.0:
-                    # Regrets are those of the free part (its own regret-matching strategy),
-                    # not of the mix: the model's share is not its choice.
-                    for hand in range(num_hands):
-                        totals[hand] = 0.0
-                        baseline[hand] = 0.0
-                    for child in range(start, stop):
-                        for hand in range(num_hands):
-                            totals[hand] += regret[child, hand]
-                    uniform = 1.0 / (stop - start)
-                    for child in range(start, stop):
-                        for hand in range(num_hands):
-                            total = totals[hand]
-                            free = regret[child, hand] / total if total > 0.0 else uniform
-                            baseline[hand] += free * values[child, hand]
-                else:
-                    for hand in range(num_hands):
-                        baseline[hand] = node_value[hand]
-                for child in range(start, stop):
-                    for hand in range(num_hands):
-                        updated = regret[child, hand] + values[child, hand] - baseline[hand]
-                        regret[child, hand] = updated if updated > 0.0 else 0.0
-                        average_sum[child, hand] += t * own_reach[node, hand] * strategy[child, hand]
-                for hand in range(num_hands):
-                    values[node, hand] = node_value[hand]
+                    average[child, hand] = sums.strategy[child, hand]
 
 
 def _card_structure(
@@ -622,17 +590,63 @@ def _card_structure(
     order = np.argsort(card_payoffs.ranks, kind="stable").astype(np.int64)
     sorted_ranks = np.ascontiguousarray(card_payoffs.ranks[order])
     probe = np.random.default_rng(0).random((1, num_hands))
+    sorted_probe = np.ascontiguousarray(probe[:, order])
+    sorted_cards = np.ascontiguousarray(card_payoffs.cards[order])
+    row, unit = np.zeros(1, np.int64), np.ones(1)
     for matrix, kind in card_payoffs.kinds.items():
         if not 0 <= matrix < len(subgame.matrices):
             raise ValueError(f"card payoffs name matrix {matrix}, the subgame has {len(subgame.matrices)}")
         fast = np.empty((1, num_hands))
-        _card_products(probe, kind, order, sorted_ranks, card_payoffs.cards, fast)
-        if not np.allclose(fast[0], subgame.matrices[matrix] @ probe[0], rtol=1e-9, atol=1e-9):
+        _sorted_card_values(sorted_probe, row, kind, sorted_ranks, sorted_cards, unit, fast)
+        if not np.allclose(fast[0], (subgame.matrices[matrix] @ probe[0])[order], rtol=1e-9, atol=1e-9):
             raise ValueError(f"payoff matrix {matrix} is not the card-structured matrix of kind {kind}")
     group_kind = np.array(
         [card_payoffs.kinds.get(int(m), NO_CARD_STRUCTURE) for m in group_matrix], dtype=np.int64
     )
     return group_kind, order, sorted_ranks, card_payoffs.cards
+
+
+def _kernel_tree(
+    subgame: Subgame,
+    card_payoffs: CardPayoffs | None,
+    fixed: dict[int, tuple[float, npt.NDArray[np.float64]]] | None,
+) -> tuple[_Tree, npt.NDArray[np.int64] | None]:
+    """The kernel's arrays for ``subgame``, and the order of the hands in them (None: the subgame's).
+
+    With card payoffs the kernel works on the hands in ascending rank order (its sweeps then
+    read memory in order).
+    """
+    groups = _terminal_groups(subgame)
+    group_nodes = np.concatenate([nodes for _, nodes in groups]) if groups else np.zeros(0, np.int64)
+    group_offsets = np.cumsum([0, *(len(nodes) for _, nodes in groups)]).astype(np.int64)
+    group_matrix = np.array([matrix for matrix, _ in groups], dtype=np.int64)
+    group_kind, order, sorted_ranks, cards = _card_structure(subgame, group_matrix, card_payoffs)
+    # Only dense matrices are stacked (card-structured ones are never multiplied); a group's
+    # matrix index is its place in that stack.
+    dense = [m for m in range(len(subgame.matrices)) if card_payoffs is None or m not in card_payoffs.kinds]
+    place = {m: index for index, m in enumerate(dense)}
+    stacked_index = np.array([place.get(int(m), 0) for m in group_matrix], dtype=np.int64)
+    fixed_weight, fixed_strategy = _fixed_arrays(subgame, fixed)
+    reach = subgame.reach
+    permute = card_payoffs is not None and bool(np.any(order != np.arange(order.size)))
+    if permute:
+        reach = np.ascontiguousarray(reach[:, order])
+        cards = np.ascontiguousarray(cards[order])
+        if fixed:
+            fixed_strategy = np.ascontiguousarray(fixed_strategy[:, order])
+    if dense:
+        stack = [subgame.matrices[m][np.ix_(order, order)] if permute else subgame.matrices[m] for m in dense]
+        matrices = np.ascontiguousarray(np.stack(stack))
+    else:
+        matrices = np.zeros((1, 1, 1))
+    tree = _Tree(
+        subgame.player.astype(np.int64), subgame.first_child.astype(np.int64),
+        subgame.num_children.astype(np.int64), subgame.decisions.astype(np.int64),
+        group_nodes.astype(np.int64), group_offsets, stacked_index, group_kind, sorted_ranks, cards,
+        subgame.scale, matrices, np.ascontiguousarray(matrices.transpose(0, 2, 1)), reach,
+        fixed_weight, fixed_strategy,
+    )  # fmt: skip
+    return tree, order if permute else None
 
 
 def solve(
@@ -661,53 +675,19 @@ def solve(
     part's regrets are measured against its own value, as a data-biased response
     does (Johanson & Bowling, AISTATS 2009), per node rather than per information set.
     """
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+    if not is_count(iterations):
         raise ValueError(f"iterations must be a non-negative int, got {iterations!r}")
     if time_budget_s is not None and not time_budget_s >= 0:
         raise ValueError(f"time budget must be a non-negative number of seconds, got {time_budget_s!r}")
     start = time.perf_counter()
+    tree, order = _kernel_tree(subgame, card_payoffs, fixed)
     shape = (subgame.num_nodes, subgame.num_hands)
-    regret = np.zeros(shape)
-    strategy = np.ones(shape)
-    average_sum = np.zeros(shape)
-    groups = _terminal_groups(subgame)
-    group_nodes = np.concatenate([nodes for _, nodes in groups]) if groups else np.zeros(0, np.int64)
-    group_offsets = np.cumsum([0, *(len(nodes) for _, nodes in groups)]).astype(np.int64)
-    group_matrix = np.array([matrix for matrix, _ in groups], dtype=np.int64)
-    group_kind, order, sorted_ranks, cards = _card_structure(subgame, group_matrix, card_payoffs)
-    # Only dense matrices are stacked (card-structured ones are never multiplied); a group's
-    # matrix index is its place in that stack.
-    dense = [m for m in range(len(subgame.matrices)) if card_payoffs is None or m not in card_payoffs.kinds]
-    place = {m: index for index, m in enumerate(dense)}
-    stacked_index = np.array([place.get(int(m), 0) for m in group_matrix], dtype=np.int64)
-    fixed_weight, fixed_strategy = _fixed_arrays(subgame, fixed)
-    # With card payoffs the kernel works on the hands in ascending rank order (its sweeps then
-    # read memory in order); the results are put back in the subgame's order below.
-    reach = subgame.reach
-    permute = card_payoffs is not None and bool(np.any(order != np.arange(order.size)))
-    if permute:
-        reach = np.ascontiguousarray(reach[:, order])
-        cards = np.ascontiguousarray(cards[order])
-        if fixed:
-            fixed_strategy = np.ascontiguousarray(fixed_strategy[:, order])
-    if dense:
-        stack = [subgame.matrices[m][np.ix_(order, order)] if permute else subgame.matrices[m] for m in dense]
-        matrices = np.ascontiguousarray(np.stack(stack))
-    else:
-        matrices = np.zeros((1, 1, 1))
-    matrices_transposed = np.ascontiguousarray(matrices.transpose(0, 2, 1))
-    arrays = (
-        subgame.kind, subgame.player.astype(np.int64), subgame.first_child.astype(np.int64),
-        subgame.num_children.astype(np.int64), subgame.decisions.astype(np.int64),
-        group_nodes.astype(np.int64), group_offsets, stacked_index, group_kind, sorted_ranks, cards,
-        subgame.scale, matrices, matrices_transposed, reach, regret, average_sum, strategy,
-        fixed_weight, fixed_strategy,
-    )  # fmt: skip
+    sums = _Sums(np.zeros(shape), np.zeros(shape), np.ones(shape), np.zeros(tree.fixed_strategy.shape))
     done = 0
     chunk = 1
     while done < iterations:
         count = min(chunk, iterations - done)
-        _cfr_plus_iterations(*arrays, done + 1, count)
+        _cfr_plus_iterations(tree, sums, done + 1, count)
         done += count
         elapsed = time.perf_counter() - start
         if time_budget_s is not None:
@@ -718,26 +698,12 @@ def solve(
             chunk = max(1, min(64, int(0.05 * time_budget_s / max(per_iteration, 1e-9))))
         else:
             chunk = iterations
-    if permute:
-        back = np.argsort(order)
-        regret, average_sum = regret[:, back], average_sum[:, back]
-        if fixed:
-            fixed_strategy = fixed_strategy[:, back]
-    _regret_matching(subgame, regret, strategy)
-    for node in np.flatnonzero(fixed_weight > 0):
-        rows = subgame.children(int(node))
-        weight = fixed_weight[node]
-        strategy[rows] = (1.0 - weight) * strategy[rows] + weight * fixed_strategy[rows]
     average = np.ones(shape)
-    _regret_matching(subgame, average_sum, average)
-    # A hand that never reaches a node under the player's own strategy accumulates no
-    # average there; its regrets are still right (they do not depend on its own
-    # reach), so it plays the last regret-matching strategy instead of uniform.
-    for node in subgame.decisions:
-        first = int(subgame.first_child[node])
-        last = first + int(subgame.num_children[node])
-        unreached = average_sum[first:last].sum(axis=0) <= 0.0
-        average[first:last, unreached] = strategy[first:last, unreached]
+    _final_strategies(tree, sums, average)
+    strategy = sums.strategy
+    if order is not None:
+        back = np.argsort(order)
+        strategy, average = strategy[:, back], average[:, back]
     average[0] = 1.0
     strategy[0] = 1.0
     return Solution(average=average, current=strategy, iterations=done, seconds=time.perf_counter() - start)
@@ -773,6 +739,11 @@ def _fixed_arrays(
     return weights, strategy
 
 
+def is_count(value: object, least: int = 0) -> bool:
+    """Whether ``value`` is an ``int`` (a ``bool`` is not one) of at least ``least``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
 def opt_out_matrix(
     alternative_values: npt.NDArray[np.float64],
     opponent: int,
@@ -805,6 +776,23 @@ def opt_out_matrix(
     return result
 
 
+class Gadget(NamedTuple):
+    """A subgame inside the re-solving gadget (:func:`with_resolve_gadget`).
+
+    ``game`` is the subgame to solve. ``nodes`` int64 ``[inner.num_nodes]`` is the node in
+    ``game`` of each node of the inner subgame: breadth first, the gadget puts "enter" (the
+    inner root) at node 1 and "opt-out" at node 2, then the inner tree's other nodes in their
+    own order.
+    """
+
+    game: Subgame
+    nodes: npt.NDArray[np.int64]
+
+    def node(self, inner_node: int) -> int:
+        """The node in ``game`` of the inner subgame's node ``inner_node``."""
+        return int(self.nodes[inner_node])
+
+
 def with_resolve_gadget(
     root: Decision | Terminal,
     inner: Subgame,
@@ -814,7 +802,7 @@ def with_resolve_gadget(
     valid: int,
     uniform_weight: float = 0.5,
     possible: npt.NDArray[np.bool_] | None = None,
-) -> Subgame:
+) -> Gadget:
     """The safe version of ``inner`` (laid out from ``root``): the opponent may opt out at the top.
 
     ``blueprint`` is the blueprint strategy in :attr:`Solution.average`
@@ -828,7 +816,7 @@ def with_resolve_gadget(
     uniform_weight·uniform`` over the ``possible`` hands: a hand the blueprint
     never brings here still gets weight, so its opt-out constraint binds --
     an opponent who deviates earlier is exactly the one who arrives with it.
-    In the returned subgame the searcher's decision is node 1.
+    Returns the game and where ``inner``'s nodes are in it (:class:`Gadget`).
     """
     if not 0.0 <= uniform_weight <= 1.0:
         raise ValueError(f"uniform_weight must be in [0, 1], got {uniform_weight!r}")
@@ -842,19 +830,18 @@ def with_resolve_gadget(
     uniform = mask / mask.sum()
     beliefs = inner.reach[opponent] / max(float(inner.reach[opponent].sum()), 1e-300)
     reach[opponent] = (1.0 - uniform_weight) * beliefs + uniform_weight * uniform
-    return Subgame.from_nested(gadget, matrices, reach)
+    nodes = np.concatenate([[1], np.arange(3, inner.num_nodes + 2)]).astype(np.int64)
+    return Gadget(Subgame.from_nested(gadget, matrices, reach), nodes)
 
 
-def inner_solution(solution: Solution, inner: Subgame) -> Solution:
-    """A solution of :func:`with_resolve_gadget` of ``inner`` with its average in ``inner``'s layout.
+def inner_solution(solution: Solution, gadget: Gadget) -> Solution:
+    """A solution of ``gadget``'s game with its average in the inner subgame's layout.
 
-    Breadth first, the gadget puts "enter" (the inner root) at node 1 and
-    "opt-out" at node 2, then the inner tree's other nodes in their own order.
-    The returned :attr:`Solution.average` has ``inner``'s rows (its root row is
+    The returned :attr:`Solution.average` has the inner subgame's rows (its root row is
     1); ``current`` stays in the gadget's layout.
     """
-    average = np.ones((inner.num_nodes, inner.num_hands))
-    average[1:] = solution.average[3 : 3 + inner.num_nodes - 1]
+    average = solution.average[gadget.nodes]
+    average[0] = 1.0
     return Solution(average, solution.current, solution.iterations, solution.seconds)
 
 
@@ -883,13 +870,14 @@ __all__ = [
     "TERMINAL",
     "CardPayoffs",
     "Decision",
+    "Gadget",
     "Solution",
     "Subgame",
     "Terminal",
-    "back_up_values",
     "blend",
     "counterfactual_values",
     "inner_solution",
+    "is_count",
     "opt_out_matrix",
     "solve",
     "with_resolve_gadget",

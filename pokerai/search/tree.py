@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
 from pokerai.engine.state import Action, ActionKind, HUNLState
-from pokerai.search.beliefs import action_slots, combo_probabilities
+from pokerai.search.beliefs import action_slots, combo_probabilities, history_prefix, raise_slot
 from pokerai.search.subgame import CardPayoffs, Decision, Subgame, Terminal
 from pokerai.tabular.blueprint import AnyBlueprint
 
@@ -78,10 +78,7 @@ class StreetPayoffs(Protocol):
 
 def street_start(state: HUNLState) -> HUNLState:
     """The engine state at the first action of ``state``'s street (the same deal, the history before it)."""
-    replay = HUNLState.new(state.config, state.button, deck=state.deal)
-    for action in state.history[: state.street_starts[state.street]]:
-        replay.apply(action)
-    return replay
+    return history_prefix(state, state.street_starts[state.street])
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,11 +115,8 @@ def action_label(state: HUNLState, action: Action, abstraction: BetAbstraction) 
         return FOLD_SLOT
     if action.kind is not ActionKind.RAISE:
         return CHECK_CALL_SLOT
-    legal, amounts = legal_slot_amounts(state, abstraction)
-    for slot in legal:
-        if slot not in (FOLD_SLOT, CHECK_CALL_SLOT) and amounts[slot] == action.amount:
-            return slot
-    return Exact(int(action.amount))
+    slot = raise_slot(*legal_slot_amounts(state, abstraction), action.amount)
+    return Exact(int(action.amount)) if slot is None else slot
 
 
 @dataclass(eq=False)
@@ -234,7 +228,8 @@ def _children_rows(
     rows = np.zeros((len(labels), probabilities.shape[0]))
     for position, label in enumerate(labels):
         if isinstance(label, Exact):
-            pairs = translate_pairs(state, label.amount, legal, amounts, abstraction)
+            action = Action(int(state.to_act or 0), ActionKind.RAISE, label.amount)
+            pairs = action_slots(state, action, legal, amounts, abstraction)
             rows[position] = sum(weight * probabilities[:, slot] for slot, weight in pairs)
         else:
             rows[position] = probabilities[:, int(label)]
@@ -243,15 +238,6 @@ def _children_rows(
         totals > 0, rows / np.where(totals > 0, totals, 1.0), 1.0 / len(labels)
     )
     return result
-
-
-def translate_pairs(
-    state: HUNLState, amount: int, legal: Sequence[int], amounts: Sequence[int], abstraction: BetAbstraction
-) -> list[tuple[int, float]]:
-    """The menu slots that stand for a raise to ``amount`` at ``state``, as (slot, weight) pairs."""
-    return action_slots(
-        state, Action(int(state.to_act or 0), ActionKind.RAISE, amount), legal, amounts, abstraction
-    )
 
 
 def street_blueprint(
@@ -290,5 +276,4 @@ __all__ = [
     "menu_children",
     "street_blueprint",
     "street_start",
-    "translate_pairs",
 ]

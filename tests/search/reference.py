@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.search.subgame import Subgame, _reach, _regret_matching, _terminal_groups, _terminal_values
+from pokerai.search.subgame import Subgame, _reach, _terminal_groups, _terminal_values
+from pokerai.solvers.policy import normalize_rows_or
 
 
 def solve_reference(
@@ -19,7 +20,10 @@ def solve_reference(
     groups = _terminal_groups(subgame)
     for t in range(1, iterations + 1):
         for player in (0, 1):
-            _regret_matching(subgame, regret, strategy)
+            for node in subgame.decisions:
+                children = subgame.children(int(node))
+                rows = regret[children.start : children.stop].T
+                strategy[children.start : children.stop] = normalize_rows_or(rows, 1.0 / len(children)).T
             opponent_reach = _reach(subgame, strategy, 1 - player)
             own_reach = _reach(subgame, strategy, player)
             values = _terminal_values(subgame, opponent_reach, player, groups)

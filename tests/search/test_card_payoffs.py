@@ -22,7 +22,7 @@ from pokerai.search.subgame import (
     SHARES_NO_CARD,
     SHOWDOWN,
     CardPayoffs,
-    _card_products,
+    _sorted_card_values,
     inner_solution,
     solve,
     with_resolve_gadget,
@@ -45,11 +45,15 @@ def test_sweep_matches_dense_products(board_text: str) -> None:
     reach = rng.random((3, subset.size))
     reach[1, rng.random(subset.size) < 0.7] = 0.0  # a sparse range, as after Bayes
     order = np.argsort(structure.ranks, kind="stable").astype(np.int64)
+    sorted_reach = np.ascontiguousarray(reach[:, order])
+    cards = np.ascontiguousarray(structure.cards[order])
+    rows = np.arange(len(reach), dtype=np.int64)
     for kind, dense in ((SHARES_NO_CARD, valid), (SHOWDOWN, showdown)):
         matrix = dense[np.ix_(subset, subset)]
         fast = np.empty_like(reach)
-        _card_products(reach, kind, order, structure.ranks[order], structure.cards, fast)
-        np.testing.assert_allclose(fast, reach @ matrix.T, rtol=1e-12, atol=1e-9)
+        factor = np.ones(len(reach))
+        _sorted_card_values(sorted_reach, rows, kind, structure.ranks[order], cards, factor, fast)
+        np.testing.assert_allclose(fast, (reach @ matrix.T)[:, order], rtol=1e-12, atol=1e-9)
 
 
 @pytest.mark.parametrize("board_text", BOARDS)
@@ -127,10 +131,10 @@ def test_the_safe_gadget_solve_is_the_same_with_card_payoffs() -> None:
     blueprint[0] = 1.0
     assert state.to_act is not None
     gadget = with_resolve_gadget(river.root, subgame, blueprint, state.to_act, valid=FOLD_MATRIX)
-    assert len(gadget.matrices) == 3, "fold, showdown and the dense opt-out matrix"
+    assert len(gadget.game.matrices) == 3, "fold, showdown and the dense opt-out matrix"
     structure = river_card_payoffs(state.board, river.hands)
-    dense = inner_solution(solve(gadget, 30), subgame)
-    fast = inner_solution(solve(gadget, 30, card_payoffs=structure), subgame)
+    dense = inner_solution(solve(gadget.game, 30), gadget)
+    fast = inner_solution(solve(gadget.game, 30, card_payoffs=structure), gadget)
     np.testing.assert_allclose(fast.average, dense.average, rtol=1e-7, atol=1e-9)
 
 

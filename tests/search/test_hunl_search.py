@@ -21,20 +21,25 @@ from pokerai.search.beliefs import action_slots, combo_probabilities, public_bel
 from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combo_index, combos_holding
 from pokerai.search.config import FlopSearch, RiverSearch, SearchConfig, TurnSearch
 from pokerai.search.payoffs import VALID_MATRIX, RiverPayoffs
-from pokerai.search.subgame import DECISION, Subgame, counterfactual_values, solve, with_resolve_gadget
+from pokerai.search.subgame import (
+    DECISION,
+    Subgame,
+    counterfactual_values,
+    inner_solution,
+    solve,
+    with_resolve_gadget,
+)
 from pokerai.search.tree import StreetTree, build_street_tree, street_blueprint
 from tests.search.hunl_spots import CHECKED_DOWN, DECK, scripted
 
 OFF_MENU = [
     (0, ActionKind.RAISE, 250),
     (1, ActionKind.CALL, 150),
-    (1, ActionKind.CHECK, 0),
-    (0, ActionKind.CHECK, 0),
-    (1, ActionKind.CHECK, 0),
-    (0, ActionKind.CHECK, 0),
+    *CHECKED_DOWN[2:],
     (1, ActionKind.RAISE, 370),
 ]
-"""Off-menu sizes: a raise to 250 preflop (menu 200, 300), a 370 river bet into 500 (menu 250, 500)."""
+"""Off-menu sizes: a raise to 250 preflop (menu 200, 300), a 370 river bet into 500 (menu 250, 500),
+with ``CHECKED_DOWN``'s checks between."""
 
 
 def test_combos_index_both_ways() -> None:
@@ -292,12 +297,10 @@ def test_the_safe_river_solve_gives_the_opponent_no_more_than_the_blueprint(blue
     searcher = int(tree.subgame.player[0])
     opponent = 1 - searcher
     blueprint_strategy = street_blueprint(blueprint, tree, 0.3)
-    safe = with_resolve_gadget(
+    gadget = with_resolve_gadget(
         tree.root, tree.subgame, blueprint_strategy, searcher, valid=VALID_MATRIX, uniform_weight=0.5
     )
-    solved = solve(safe, 300).average
-    resolved = np.ones_like(blueprint_strategy)
-    resolved[1:] = solved[3 : 3 + tree.subgame.num_nodes - 1]
+    resolved = inner_solution(solve(gadget.game, 300), gadget).average
     before = counterfactual_values(tree.subgame, blueprint_strategy, opponent, best_response=True)[0]
     after = counterfactual_values(tree.subgame, resolved, opponent, best_response=True)[0]
     # Counterfactual values here are chips weighted by the searcher's normalised range. The safe

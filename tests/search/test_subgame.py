@@ -13,6 +13,7 @@ from pokerai.search.subgame import (
     Terminal,
     blend,
     counterfactual_values,
+    inner_solution,
     opt_out_matrix,
     solve,
     with_resolve_gadget,
@@ -52,11 +53,10 @@ def test_layout_puts_parents_first_and_children_together() -> None:
     root, matrices = kuhn()
     game = Subgame.from_nested(root, matrices, np.ones((2, 3)))
     assert game.num_nodes == 9
-    assert game.kind[0] == DECISION and game.parent[0] == -1
-    for node in range(1, game.num_nodes):
-        parent = int(game.parent[node])
-        assert parent < node
-        assert node in game.children(parent)
+    assert game.kind[0] == DECISION
+    parents = {child: int(node) for node in game.decisions for child in game.children(int(node))}
+    assert sorted(parents) == list(range(1, game.num_nodes))
+    assert all(parent < child for child, parent in parents.items())
     assert list(game.decisions) == [n for n in range(game.num_nodes) if game.kind[n] == DECISION]
     assert all(game.kind[n] == TERMINAL for n in range(game.num_nodes) if game.num_children[n] == 0)
 
@@ -117,12 +117,13 @@ def test_the_gadget_keeps_the_opponent_at_its_blueprint_best_response() -> None:
         ):
             to_full[inner_child] = full_child
             blueprint[inner_child] = equilibrium[full_child]
-    safe = with_resolve_gadget(after_check, inner, blueprint, 1, valid=VALID, uniform_weight=0.5)
+    gadget = with_resolve_gadget(after_check, inner, blueprint, 1, valid=VALID, uniform_weight=0.5)
+    safe = gadget.game
     assert safe.player[0] == 0 and safe.label[1] == "enter" and safe.label[2] == "opt-out"
-    solution = solve(safe, 2000)
     # Breadth first: node 1 is "enter" (the inner root), 2 "opt-out", then the inner nodes 1.. in order.
-    resolved = np.ones((inner.num_nodes, 3))
-    resolved[1:] = solution.average[3 : 3 + inner.num_nodes - 1]
+    assert gadget.nodes.tolist() == [1, *range(3, inner.num_nodes + 2)]
+    assert [safe.label[node] for node in gadget.nodes[1:]] == list(inner.label[1:])
+    resolved = inner_solution(solve(safe, 2000), gadget).average
     before = counterfactual_values(inner, blueprint, 0, best_response=True)[0]
     after = counterfactual_values(inner, resolved, 0, best_response=True)[0]
     assert np.all(after <= before + 2e-3)

@@ -9,8 +9,6 @@ are grouped differently for a batch than for one hand, so the probabilities agre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numba
 import numpy as np
 import numpy.typing as npt
@@ -27,31 +25,13 @@ from pokerai.eval.duplicate import run_chunks
 from pokerai.eval.lbr import LBRConfig, lbr_match
 from pokerai.search.combos import ALL_COMBOS, combos_holding
 from pokerai.search.config import FlopSearch, RiverSearch, SearchConfig, TurnSearch
-from tests.search.hunl_spots import CAPPED, CHECKED_DOWN, DECK
+from tests.search import conftest as search_fixtures
+from tests.search.hunl_spots import CHECKED_DOWN
+from tests.search.hunl_spots import scripted as spot
 
 TOLERANCE = 1e-6
-
-
-@pytest.fixture(scope="module")
-def capped() -> Blueprint:
-    return Blueprint.load(CAPPED)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread() -> Iterator[None]:
-    """Batched network calls on a busy two-core machine are many times slower with two torch threads."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
-
-def spot(blueprint: Blueprint, actions: list[tuple[int, ActionKind, int]]) -> HUNLState:
-    """A hand on DECK, player 0 on the button, with ``actions`` (player, kind, amount) applied."""
-    state = HUNLState.new(blueprint.game.config, 0, deck=DECK)
-    for player, kind, amount in actions:
-        state.apply(Action(player, kind, amount))
-    return state
+capped, one_torch_thread = search_fixtures.capped, search_fixtures.one_torch_thread
+"""The hold'em search tests' fixtures: the shipped blueprint, and one torch thread."""
 
 
 def shove(state: HUNLState) -> HUNLState:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 import gc
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, slot_actions
-from pokerai.agents.base import Observation
+from pokerai.agents.base import Agent, Observation
 from pokerai.agents.baselines import CallAgent, RandomAgent
 from pokerai.agents.blueprint import replay_observation
 from pokerai.agents.search import SearchAgent
@@ -35,19 +36,28 @@ CHEAP = LeafSettings(continuations=("blueprint", "fold"), cards=2, rollout_raise
 """Leaves small enough for tests."""
 
 
-def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) -> None:
-    state = scripted(capped, TO_TURN)
+def spot_ranges(
+    blueprint: Blueprint, actions: list[tuple[int, ActionKind, int]], floor: float | None = None
+) -> tuple[HUNLState, int, npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The scripted spot, its player to act, and that player's and the opponent's ranges: the
+    blueprint's beliefs at threshold 0.3, or for the opponent with ``floor`` its floored range."""
+    state = scripted(blueprint, actions)
     searcher = state.to_act
     assert searcher is not None
-    beliefs = public_beliefs(capped, state, threshold=0.3)
-    prepared = prepare_street(
-        capped, state, beliefs[searcher], beliefs[1 - searcher], {},
-        StreetOptions(max_raises=1, safe=True, leaf=CHEAP, threshold=0.3),
-    )  # fmt: skip
+    beliefs = public_beliefs(blueprint, state, threshold=0.3)
+    if floor is None:
+        return state, searcher, beliefs[searcher], beliefs[1 - searcher]
+    return state, searcher, beliefs[searcher], opponent_range(blueprint, state, 1 - searcher, floor=floor)
+
+
+def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) -> None:
+    state, searcher, own, opponent_beliefs = spot_ranges(capped, TO_TURN)
+    options = StreetOptions(max_raises=1, safe=True, leaf=CHEAP, threshold=0.3)
+    prepared = prepare_street(capped, state, own, opponent_beliefs, {}, options)
     subgame = prepared.tree.subgame
     layout = prepared.layout
-    assert layout is not None
-    solved = inner_solution(solve(prepared.game, 200), subgame).average
+    assert layout is not None and prepared.gadget is not None
+    solved = inner_solution(solve(prepared.game, 200), prepared.gadget).average
     opponent = 1 - searcher
 
     def gains(strategy: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -66,19 +76,16 @@ def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) ->
 def test_a_prepared_street_is_freed_without_the_cycle_collector(capped: Blueprint) -> None:
     # A flop's leaf matrices run to hundreds of megabytes: they must go with the last reference to
     # the prepared street, not wait for a full pass of the cyclic collector.
-    state = scripted(capped, TO_TURN)
-    searcher = state.to_act
-    assert searcher is not None
-    beliefs = public_beliefs(capped, state, threshold=0.3)
+    state, _, own, opponent = spot_ranges(capped, TO_TURN)
     options = StreetOptions(max_raises=1, safe=True, leaf=CHEAP, threshold=0.3)
-    prepare_street(capped, state, beliefs[searcher], beliefs[1 - searcher], {}, options)  # first calls
+    prepare_street(capped, state, own, opponent, {}, options)  # first calls
     # Other leaf settings: the rollouts are built again, not taken from the last one's cache.
     options = dataclasses.replace(options, leaf=dataclasses.replace(CHEAP, bias=4.0))
     collecting = gc.isenabled()
     gc.collect()
     gc.disable()
     try:
-        prepared = prepare_street(capped, state, beliefs[searcher], beliefs[1 - searcher], {}, options)
+        prepared = prepare_street(capped, state, own, opponent, {}, options)
         payoffs = weakref.ref(prepared.payoffs)
         assert prepared.payoffs.leaves > 0
         del prepared
@@ -153,41 +160,58 @@ def test_the_warm_up_runs_no_search(capped: Blueprint) -> None:
     assert agent.searches_run == 0 and not agent.stats
 
 
+def _play(
+    capped: Blueprint,
+    opponent: Agent,
+    rng: np.random.Generator,
+    hands: int,
+    seat: Callable[[], int],
+    step: Callable[[HUNLState, Observation], Action],
+) -> None:
+    """``hands`` hands on random deals against ``opponent``: after each deal ``seat()`` is the player
+    whose actions ``step(state, observation)`` chooses."""
+    for _ in range(hands):
+        state = HUNLState.new(capped.game.config, int(rng.integers(2)), rng=rng)
+        me = seat()
+        while not state.is_over:
+            observation = _observation(state)
+            action = step(state, observation) if state.to_act == me else opponent.act(observation, rng)
+            state.apply(action)
+
+
 def test_the_own_range_is_the_product_of_what_the_agent_played(capped: Blueprint) -> None:
     """Own-range bookkeeping across streets: the probability of the agent's history under its
     played strategies equals the product of the probabilities it played."""
     agent = _agent(capped, Street.FLOP, Street.TURN, Street.RIVER)
-    opponent = CallAgent()
     rng = np.random.default_rng(5)
     checked = 0
-    for _ in range(4):
-        state = HUNLState.new(capped.game.config, int(rng.integers(2)), rng=rng)
-        me = int(rng.integers(2))
-        hole = state.hole_cards(me)
-        product = 1.0
-        while not state.is_over:
-            if state.to_act == me and state.street > Street.PREFLOP:
-                own, _ = agent.own_range(state)
-                # The street's earlier decisions are frozen, not in the range: compare at street starts only.
-                if state.history[state.street_starts[state.street] :] == [] or all(
-                    action.player != me for action in state.history[state.street_starts[state.street] :]
-                ):
-                    assert own[combo_index(*hole)] == pytest.approx(product, rel=1e-9, abs=1e-300)
-                    checked += 1
-            observation = _observation(state)
-            if state.to_act == me:
-                probabilities, actions = agent.decision(observation)
-                action = agent.act(observation, rng)
-                slot = next(
-                    slot
-                    for slot, candidate in enumerate(actions)
-                    if candidate is not None
-                    and (candidate.kind, candidate.amount) == (action.kind, action.amount)
-                )
-                product *= probabilities[slot]
-            else:
-                action = opponent.act(observation, rng)
-            state.apply(action)
+    hand = {"product": 1.0, "me": 0}
+
+    def seat() -> int:
+        hand["product"], hand["me"] = 1.0, int(rng.integers(2))
+        return hand["me"]
+
+    def step(state: HUNLState, observation: Observation) -> Action:
+        nonlocal checked
+        me = hand["me"]
+        if state.street > Street.PREFLOP:
+            own, _ = agent.own_range(state)
+            # The street's earlier decisions are frozen, not in the range: compare at street starts only.
+            if all(action.player != me for action in state.history[state.street_starts[state.street] :]):
+                hole = state.hole_cards(me)
+                assert own[combo_index(*hole)] == pytest.approx(hand["product"], rel=1e-9, abs=1e-300)
+                checked += 1
+        probabilities, actions = agent.decision(observation)
+        action = agent.act(observation, rng)
+        slot = next(
+            slot
+            for slot, candidate in enumerate(actions)
+            if candidate is not None and (candidate.kind, candidate.amount) == (action.kind, action.amount)
+        )
+        hand["product"] *= probabilities[slot]
+        return action
+
+    _play(capped, CallAgent(), rng, 4, seat, step)
     assert checked >= 3
 
 
@@ -197,20 +221,17 @@ def _observation(state: HUNLState) -> Observation:
 
 def test_every_searched_decision_is_legal(capped: Blueprint) -> None:
     agent = _agent(capped, Street.FLOP, Street.TURN, Street.RIVER)
-    opponent = RandomAgent()
     rng = np.random.default_rng(11)
     searched = 0
-    for _ in range(3):
-        state = HUNLState.new(capped.game.config, int(rng.integers(2)), rng=rng)
-        while not state.is_over:
-            observation = _observation(state)
-            if state.to_act == 0:
-                action = agent.act(observation, rng)
-                assert state.can_apply(action), f"illegal {action} at {state!r}"
-                searched += 1
-            else:
-                action = opponent.act(observation, rng)
-            state.apply(action)
+
+    def step(state: HUNLState, observation: Observation) -> Action:
+        nonlocal searched
+        action = agent.act(observation, rng)
+        assert state.can_apply(action), f"illegal {action} at {state!r}"
+        searched += 1
+        return action
+
+    _play(capped, RandomAgent(), rng, 3, lambda: 0, step)
     assert searched > 0 and len(agent.stats) > 0
     assert {stat.street for stat in agent.stats} >= {Street.FLOP}
 
@@ -241,14 +262,8 @@ def test_the_search_spec_builds_the_street_pipeline_on_the_streets_it_names() ->
 
 
 def test_a_bucketed_subgame_is_the_game_where_each_buckets_hands_share_a_strategy(capped: Blueprint) -> None:
-    state = scripted(capped, CHECKED_DOWN)
-    searcher = state.to_act
-    assert searcher is not None
-    beliefs = public_beliefs(capped, state, threshold=0.3)
-    prepared = prepare_street(
-        capped, state, beliefs[searcher], opponent_range(capped, state, 1 - searcher, floor=0.05), {},
-        StreetOptions(max_raises=1, safe=False),
-    )  # fmt: skip
+    state, _, own, opponent = spot_ranges(capped, CHECKED_DOWN, floor=0.05)
+    prepared = prepare_street(capped, state, own, opponent, {}, StreetOptions(max_raises=1, safe=False))
     subgame = prepared.tree.subgame
     rng = np.random.default_rng(0)
     labels = rng.integers(0, 40, subgame.num_hands)

@@ -24,7 +24,6 @@ from pokerai.abstraction.buckets import (
 )
 from pokerai.abstraction.isomorphism import STREETS, street_indexer
 from pokerai.cli.arguments import usage_error
-from pokerai.cli.commands import add_command
 from pokerai.cli.output import Progress, emit, progress_bar
 from pokerai.engine.cards import format_cards, parse_cards
 
@@ -52,13 +51,11 @@ class AbstractionUsageError(ValueError):
     """A bad argument of ``pokerai abstraction``; the message is one sentence for the user."""
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``abstraction`` (with build / info / bucket) to the ``pokerai`` subparsers."""
-    parser = add_command(
-        commands,
-        "abstraction",
-        description="Card abstraction: per-street bucket tables over suit-isomorphic hands.",
-    )
+DESCRIPTION = "Card abstraction: per-street bucket tables over suit-isomorphic hands."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``abstraction`` options and handler, on ``parser``."""
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
     actions.required = True
 
@@ -76,7 +73,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
             action.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ks7d2c")
         action.add_argument("--json", action="store_true", help="print one JSON object")
         action.set_defaults(handler=run_abstraction)
-    return parser
 
 
 def run_abstraction(args: argparse.Namespace) -> int:

@@ -17,14 +17,13 @@ import argparse
 import socket
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 
 from pokerai.agents.table import load_agent
 from pokerai.cli.acpc_protocol import PROTOCOL_VERSION, ACPCClient, AgentError, ProtocolError
-from pokerai.cli.arguments import add_fresh_seed, checked, finite, fresh_seed, port
-from pokerai.cli.commands import add_command
+from pokerai.cli.arguments import add_agent, add_fresh_seed, checked, finite, fresh_seed, port
 
 MAX_LINE_BYTES = 4096
 DEFAULT_TIMEOUT = 600.0
@@ -129,28 +128,29 @@ _seconds = checked(
 )
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``acpc`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
-    parser = add_command(
-        commands,
-        "acpc",
-        description="Connect to an ACPC dealer at --host:--port and play every hand of "
-        "holdem.nolimit.2p.reverse_blinds (stacks 20000, blinds 100/50) until the dealer closes "
-        "the connection, then print the hands played, chips won and mbb/hand.",
-        epilog="exit status: 0 match over; 1 connection failed, lost or silent for --timeout "
-        "seconds; 2 bad argument or a malformed line from the dealer; 3 the agent chose an "
-        "illegal action (nothing illegal is ever sent).",
-    )
+DESCRIPTION = (
+    "Connect to an ACPC dealer at --host:--port and play every hand of "
+    "holdem.nolimit.2p.reverse_blinds (stacks 20000, blinds 100/50) until the dealer closes "
+    "the connection, then print the hands played, chips won and mbb/hand."
+)
+EPILOG = (
+    "exit status: 0 match over; 1 connection failed, lost or silent for --timeout "
+    "seconds; 2 bad argument or a malformed line from the dealer; 3 the agent chose an "
+    "illegal action (nothing illegal is ever sent)."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``acpc`` options and handler, on ``parser``."""
     parser.add_argument("--host", required=True, help="the dealer's host name or address")
     parser.add_argument(
         "--port", required=True, type=port(1, "in 1..65535"), help="the port the dealer gave this seat"
     )
-    parser.add_argument(
+    add_agent(
+        parser,
         "--agent",
-        metavar="SPEC",
-        default=None,
-        help="the agent, any spec that `pokerai agents` lists "
-        "(default: pokerai play's, search over the shipped blueprint)",
+        "the agent, any spec that `pokerai agents` lists (default: pokerai play's, search over the shipped "
+        "blueprint)",
     )
     add_fresh_seed(parser, "the agent's randomness", "at the end")
     parser.add_argument(
@@ -162,7 +162,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
         f"{DEFAULT_TIMEOUT:g}; 0 waits for ever)",
     )
     parser.set_defaults(handler=run_acpc)
-    return parser
 
 
 def run_acpc(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -193,9 +192,11 @@ def run_acpc(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 __all__ = [
+    "DESCRIPTION",
+    "EPILOG",
     "ConnectionLost",
     "LineReader",
-    "register",
+    "add_arguments",
     "run_acpc",
     "run_client",
 ]

@@ -9,24 +9,20 @@ their defaults, e.g. ``shover?p=0.1`` or ``search:checkpoints/hunl_tiny?allin=so
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from pokerai.agents.spec import agent_catalogue
-from pokerai.cli.commands import add_command
 from pokerai.cli.output import emit
 
+DESCRIPTION = (
+    "The agent specs of play, eval, report and acpc: NAME, NAME?KEY=VALUE&..., "
+    "or KIND:PATH?KEY=VALUE&... for agents that load a blueprint folder."
+)
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``agents`` to the ``pokerai`` subparsers."""
-    parser = add_command(
-        commands,
-        "agents",
-        description="The agent specs of play, eval, report and acpc: NAME, NAME?KEY=VALUE&..., "
-        "or KIND:PATH?KEY=VALUE&... for agents that load a blueprint folder.",
-    )
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``agents`` options and handler, on ``parser``."""
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.set_defaults(handler=run_agents)
-    return parser
 
 
 def run_agents(args: argparse.Namespace) -> int:

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import argparse
 import socket
-from typing import Any
 
 from pokerai.agents.table import TABLE_BUDGET_S
-from pokerai.cli.arguments import checked, port, usage_error
-from pokerai.cli.commands import add_command
+from pokerai.cli.arguments import add_agent, checked, port, usage_error
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -24,20 +22,19 @@ _milliseconds = checked(
 )
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``analyze`` to the ``pokerai`` subparsers."""
-    parser = add_command(
-        commands,
-        "analyze",
-        description="Start a local web app: build a spot on a card grid (or paste an ACPC line), see "
-        "the bot's action frequencies from the blueprint and after search, its range, the opponent's "
-        "range, equity and pot odds; replay hand logs decision by decision. JSON endpoints under /api.",
-    )
-    parser.add_argument(
+DESCRIPTION = (
+    "Start a local web app: build a spot on a card grid (or paste an ACPC line), see "
+    "the bot's action frequencies from the blueprint and after search, its range, the opponent's "
+    "range, equity and pot odds; replay hand logs decision by decision. JSON endpoints under /api."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``analyze`` options and handler, on ``parser``."""
+    add_agent(
+        parser,
         "--bot",
-        default=None,
-        metavar="SPEC",
-        help="the bot (default: pokerai play's, search over the shipped blueprint; see pokerai agents)",
+        "the bot (default: pokerai play's, search over the shipped blueprint; see pokerai agents)",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=port(0, "from 0 to 65535"), default=DEFAULT_PORT,
@@ -47,7 +44,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
                         f"blueprint: bot (default {TABLE_BUDGET_S * 1000:g}); a search: bot, the default "
                         "one included, searches as it plays")  # fmt: skip
     parser.set_defaults(handler=run_analyze)
-    return parser
 
 
 def run_analyze(args: argparse.Namespace) -> int:

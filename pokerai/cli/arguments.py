@@ -60,6 +60,11 @@ def add_count(
     parser.add_argument(flag, type=count(name or flag[2:]), default=default, metavar=metavar, help=help)
 
 
+def add_agent(parser: argparse.ArgumentParser, flag: str, help: str) -> None:
+    """Add option ``flag``: an agent spec (``pokerai agents`` lists them), None when left out."""
+    parser.add_argument(flag, metavar="SPEC", default=None, help=help)
+
+
 def add_fresh_seed(parser: argparse.ArgumentParser, of: str, shown: str) -> None:
     """Add ``--seed``, the seed ``of`` what, left out for a fresh one (:func:`fresh_seed`) ``shown`` then."""
     parser.add_argument(
@@ -128,6 +133,7 @@ __all__ = [
     "USAGE_ERROR",
     "Parser",
     "UsageError",
+    "add_agent",
     "add_count",
     "add_fresh_seed",
     "checked",

@@ -8,21 +8,18 @@ Exact enumeration of every board by default, Monte Carlo with ``--samples``.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from pokerai.cli.arguments import UsageError, number
-from pokerai.cli.commands import add_command
 from pokerai.cli.output import emit
 
+DESCRIPTION = (
+    "Equity (win + tie/2) of two hold'em hands on a partial board: exact "
+    "enumeration of every board by default, Monte Carlo with --samples."
+)
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``equity`` to the ``pokerai`` subparsers."""
-    parser = add_command(
-        commands,
-        "equity",
-        description="Equity (win + tie/2) of two hold'em hands on a partial board: exact "
-        "enumeration of every board by default, Monte Carlo with --samples.",
-    )
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``equity`` options and handler, on ``parser``."""
     parser.add_argument("hand_a", metavar="HAND_A", help="first hand, e.g. AhKh")
     parser.add_argument("hand_b", metavar="HAND_B", help="second hand, e.g. QsQd")
     parser.add_argument("--board", default="", help="up to 5 known board cards, e.g. Ks7d2c")
@@ -32,7 +29,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
                         help="seed of the board sampler (default 0)")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.set_defaults(handler=run_equity)
-    return parser
 
 
 def run_equity(args: argparse.Namespace) -> int:
@@ -48,4 +44,4 @@ def run_equity(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["register", "run_equity"]
+__all__ = ["DESCRIPTION", "add_arguments", "run_equity"]

@@ -7,10 +7,10 @@ AIVAT (:mod:`pokerai.eval.aivat`) is on whenever a seat's policy is known; the
 text output prints it under the plain estimate and ``--json`` adds the key
 ``aivat``. ``--lbr-menu lisy-bowling`` is Lisý & Bowling's headline LBR.
 
-``register(commands)`` adds the subcommand to the ``pokerai`` argparse subparsers.
-Bad input is one sentence on stderr (``pokerai eval: error: ...``) and exit status 2,
-never a traceback: the handler reports its own errors, so ``main`` needs no change
-beyond registering it.
+:data:`DESCRIPTION` and :func:`add_arguments` make the subcommand's parser
+(:func:`pokerai.cli.commands.register`). Bad input is one sentence on stderr
+(``pokerai eval: error: ...``) and exit status 2, never a traceback: the handler reports its
+own errors.
 """
 
 from __future__ import annotations
@@ -20,12 +20,10 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pokerai.agents.base import Agent
 from pokerai.agents.table import load_agent
-from pokerai.cli.arguments import USAGE_ERROR, Parser, add_count, seed, usage_error
-from pokerai.cli.commands import add_command
+from pokerai.cli.arguments import USAGE_ERROR, Parser, add_agent, add_count, seed, usage_error
 from pokerai.cli.output import emit, progress_reporter
 from pokerai.eval.aivat import AIVATSummary
 from pokerai.eval.duplicate import DuplicateResult, Estimate, duplicate_match
@@ -65,15 +63,11 @@ def _streets(text: str) -> tuple[int, ...]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``eval`` options, on ``parser``."""
-    parser.add_argument(
-        "--a",
-        metavar="SPEC",
-        help="agent A (duplicate) or the LBR target, e.g. heuristic (all specs: pokerai agents)",
+    """The ``eval`` options and handler, on ``parser``."""
+    add_agent(
+        parser, "--a", "agent A (duplicate) or the LBR target, e.g. heuristic (all specs: pokerai agents)"
     )
-    parser.add_argument(
-        "--b", metavar="SPEC", help="agent B of a duplicate match (all specs: pokerai agents)"
-    )
+    add_agent(parser, "--b", "agent B of a duplicate match (all specs: pokerai agents)")
     add_count(parser, "--pairs", "deal pairs of a duplicate match (each played twice, seats swapped)")
     parser.add_argument(
         "--swap-cards",
@@ -130,20 +124,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "is known: a blueprint, a search agent or a baseline; not heuristic)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-
-
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``eval`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
-    parser = add_command(
-        commands,
-        "eval",
-        description="Duplicate match of --a against --b (every deal played twice with the seats "
-        "swapped; mbb/hand for A with a 95% confidence interval over deal pairs), or with --lbr "
-        "local best response against --a (a lower bound on its exploitability).",
-    )
-    add_arguments(parser)
     parser.set_defaults(handler=run_eval)
-    return parser
+
+
+DESCRIPTION = (
+    "Duplicate match of --a against --b (every deal played twice with the seats "
+    "swapped; mbb/hand for A with a 95% confidence interval over deal pairs), or with --lbr "
+    "local best response against --a (a lower bound on its exploitability)."
+)
 
 
 def _agent(spec: str | None, option: str) -> Agent:
@@ -336,11 +324,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 __all__ = [
+    "DESCRIPTION",
     "EvalUsageError",
     "add_arguments",
     "format_duplicate",
     "format_lbr",
     "main",
-    "register",
     "run_eval",
 ]

@@ -10,11 +10,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from importlib import import_module
 
 from pokerai import __version__
 from pokerai.cli.arguments import USAGE_ERROR, Parser, UsageError, usage_error
-from pokerai.cli.commands import COMMANDS
+from pokerai.cli.commands import COMMANDS, register
 
 ALL_COMMANDS = "*"
 
@@ -25,9 +24,9 @@ def build_parser(command: str | None = ALL_COMMANDS) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pokerai {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
-    for name, (module, summary) in COMMANDS.items():
+    for name, summary in COMMANDS.items():
         if command in (ALL_COMMANDS, name):
-            import_module(module).register(commands)
+            register(commands, name)
         else:
             commands.add_parser(name, help=summary, add_help=False)
     return parser

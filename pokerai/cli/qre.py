@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pokerai.cli.arguments import number
-from pokerai.cli.commands import add_command
 from pokerai.cli.output import emit
 from pokerai.cli.solve import add_game_arguments, labelled, make_small_game, policy_lines
 
@@ -20,14 +19,14 @@ if TYPE_CHECKING:
     from pokerai.solvers.qre import QREResult
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``qre`` to the ``pokerai`` subparsers."""
-    parser = add_command(
-        commands,
-        "qre",
-        description="Trace the agent logit QRE of Kuhn, Leduc or the AKQ game from λ = 0 and "
-        "report it at the requested rationalities λ.",
-    )
+DESCRIPTION = (
+    "Trace the agent logit QRE of Kuhn, Leduc or the AKQ game from λ = 0 and "
+    "report it at the requested rationalities λ."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``qre`` options and handler, on ``parser``."""
     add_game_arguments(parser)
     parser.add_argument("--lambdas", required=True, type=_lambdas, metavar="L1,L2,...",
                         help="comma-separated rationalities λ >= 0, e.g. 0.1,1,10,100,1000")  # fmt: skip
@@ -35,7 +34,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON object on stdout instead of tables"
     )
     parser.set_defaults(handler=run_qre)
-    return parser
 
 
 def _lambdas(text: str) -> list[float]:
@@ -81,4 +79,4 @@ def format_qre(result: QREResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["format_qre", "register", "run_qre"]
+__all__ = ["DESCRIPTION", "add_arguments", "format_qre", "run_qre"]

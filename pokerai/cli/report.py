@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import Any
 
 from pokerai.cli.arguments import add_count, seed, usage_error
-from pokerai.cli.commands import add_command
 from pokerai.cli.output import progress_reporter
 from pokerai.eval.lbr import LBR_MENUS
 from pokerai.eval.report import BASELINES, PANEL, REPORT_LBR_MENUS, strength_report
@@ -55,17 +53,17 @@ def _command(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(word) for word in words)
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``report`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
-    parser = add_command(
-        commands,
-        "report",
-        description="Play --a in duplicate against the baselines "
-        f"({', '.join(BASELINES)}) and the exploiter panel ({', '.join(PANEL)}), and run local best "
-        f"response against it ({', '.join(REPORT_LBR_MENUS)} menus). Every row has the plain estimate "
-        "and, where a seat's policy is known, the AIVAT one. Writes report.md, report.json and "
-        "report.png.",
-    )
+DESCRIPTION = (
+    "Play --a in duplicate against the baselines "
+    f"({', '.join(BASELINES)}) and the exploiter panel ({', '.join(PANEL)}), and run local best "
+    f"response against it ({', '.join(REPORT_LBR_MENUS)} menus). Every row has the plain estimate "
+    "and, where a seat's policy is known, the AIVAT one. Writes report.md, report.json and "
+    "report.png."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``report`` options and handler, on ``parser``."""
     parser.add_argument(
         "--a", metavar="SPEC", required=True, help="the agent to report on (all specs: pokerai agents)"
     )
@@ -90,7 +88,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help=f"LBR menus to run, or none (default: {','.join(REPORT_LBR_MENUS)})",
     )
     parser.set_defaults(handler=run_report)
-    return parser
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -129,4 +126,4 @@ def run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["register", "run_report"]
+__all__ = ["DESCRIPTION", "add_arguments", "run_report"]

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pokerai.cli.arguments import UsageError, choice, number
-from pokerai.cli.commands import add_command
 from pokerai.cli.output import emit, progress_bar
 
 if TYPE_CHECKING:
@@ -77,15 +76,13 @@ def labelled(*rows: tuple[str, str]) -> list[str]:
     return [f"{label:<{width}}{value}" for label, value in rows]
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``solve`` to the ``pokerai`` subparsers."""
+DESCRIPTION = "Solve Kuhn, Leduc or the AKQ game and report exact exploitability."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``solve`` options and handler, on ``parser``."""
     from pokerai.solvers.solve import ALGORITHMS
 
-    parser = add_command(
-        commands,
-        "solve",
-        description="Solve Kuhn, Leduc or the AKQ game and report exact exploitability.",
-    )
     add_game_arguments(parser)
     parser.add_argument("--algorithm", required=True, type=choice("algorithm", ALGORITHMS),
                         metavar="{" + ",".join(ALGORITHMS) + "}")  # fmt: skip
@@ -112,7 +109,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON object on stdout instead of tables"
     )
     parser.set_defaults(handler=run_solve)
-    return parser
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -170,13 +166,14 @@ def format_result(result: SolveResult) -> str:
 
 
 __all__ = [
+    "DESCRIPTION",
     "GAME_NAMES",
+    "add_arguments",
     "add_game_arguments",
     "check_bet_size",
     "format_result",
     "labelled",
     "make_small_game",
     "policy_lines",
-    "register",
     "run_solve",
 ]

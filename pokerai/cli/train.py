@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pokerai.cli.arguments import USAGE_ERROR, add_count, usage_error
-from pokerai.cli.commands import add_command
 from pokerai.cli.training import INTERRUPTED, monitor, report_run
 from pokerai.config import ConfigError, dump_config
 from pokerai.deepcfr.config import DeepCFRConfig, load_deepcfr_config, replace
@@ -49,15 +48,15 @@ class TrainUsageError(ValueError):
     """A bad argument of ``pokerai train``; the message is one sentence for the user."""
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``train`` to the ``pokerai`` subparsers."""
-    parser = add_command(
-        commands,
-        "train",
-        description="Deep CFR training: batched external-sampling traversals, reservoir buffers, "
-        "advantage and policy networks; Leduc runs report exact exploitability. A config with "
-        "`algorithm: mccfr` trains a tabular MCCFR blueprint on a card abstraction instead.",
-    )
+DESCRIPTION = (
+    "Deep CFR training: batched external-sampling traversals, reservoir buffers, "
+    "advantage and policy networks; Leduc runs report exact exploitability. A config with "
+    "`algorithm: mccfr` trains a tabular MCCFR blueprint on a card abstraction instead."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``train`` options and handler, on ``parser``."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config, e.g. configs/leduc_deepcfr.yaml")
     source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
@@ -79,7 +78,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     parser.set_defaults(handler=run_train)
-    return parser
 
 
 def run_train(args: argparse.Namespace) -> int:

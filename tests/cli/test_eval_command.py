@@ -14,6 +14,7 @@ import pytest
 from pokerai.agents import table
 from pokerai.cli import evaluate, output
 from pokerai.cli.arguments import Parser
+from pokerai.cli.commands import register
 
 DUPLICATE_KEYS = {"a", "b", "pairs", "hands", "mbb_per_hand", "ci95", "seconds", "hands_per_second"}
 
@@ -137,7 +138,7 @@ def test_bad_input_is_one_line_and_status_2(
 def test_register_wires_the_handler(capsys: pytest.CaptureFixture[str]) -> None:
     parser = Parser(prog="pokerai")
     commands = parser.add_subparsers(dest="command", parser_class=Parser)
-    evaluate.register(commands)
+    register(commands, "eval")
     args = parser.parse_args(["eval", "--a", "call", "--b", "allin", "--pairs", "3", "--json"])
     assert args.handler(args) == 0
     assert json.loads(capsys.readouterr().out)["pairs"] == 3

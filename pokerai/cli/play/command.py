@@ -2,7 +2,7 @@
 
     pokerai play [--opponent SPEC] [--hands N] [--stack BB] [--seed S] [--log PATH]
 
-``register(commands)`` adds the subcommand to the ``pokerai`` argparse subparsers; the handler
+:data:`DESCRIPTION`, :data:`EPILOG` and :func:`add_arguments` make the subcommand's parser; the handler
 :func:`run_play` reports its own errors (one line, exit status 2). At the table every solve the
 bot runs has a time budget (:data:`~pokerai.agents.table.TABLE_BUDGET_S` where the agent has
 none; ``budget_solves``), and the bot's per-process first-time work (numba kernels, equity
@@ -15,11 +15,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from pokerai.agents.table import BIG_BLIND, DEFAULT_BLUEPRINT, DEFAULT_BOT, TABLE_BUDGET_S, load_agent
-from pokerai.cli.arguments import add_count, add_fresh_seed, checked, finite, fresh_seed, usage_error
-from pokerai.cli.commands import add_command
+from pokerai.cli.arguments import (
+    add_agent,
+    add_count,
+    add_fresh_seed,
+    checked,
+    finite,
+    fresh_seed,
+    usage_error,
+)
 from pokerai.cli.play.screen import Screen, start_warm_up
 from pokerai.cli.play.session import PlaySession
 from pokerai.jit import compile_notice
@@ -35,22 +42,23 @@ _stack = checked(
 )
 
 
-def register(commands: Any) -> argparse.ArgumentParser:
-    """Add ``play`` to ``commands`` (the ``pokerai`` argparse subparsers) and set its handler."""
-    parser = add_command(
-        commands,
-        "play",
-        description="Play hands against the bot: blinds 50/100, stacks reset every hand, the button "
-        "alternates. Type h at the prompt for the commands. q, Ctrl-D or Ctrl-C end the session "
-        "with a summary (an unfinished hand counts as your fold).",
-        epilog="exit status: 0 when the session ends (hands done, q, Ctrl-D, Ctrl-C); "
-        "2 for a bad argument or an opponent that cannot be loaded.",
-    )
-    parser.add_argument(
+DESCRIPTION = (
+    "Play hands against the bot: blinds 50/100, stacks reset every hand, the button "
+    "alternates. Type h at the prompt for the commands. q, Ctrl-D or Ctrl-C end the session "
+    "with a summary (an unfinished hand counts as your fold)."
+)
+EPILOG = (
+    "exit status: 0 when the session ends (hands done, q, Ctrl-D, Ctrl-C); "
+    "2 for a bad argument or an opponent that cannot be loaded."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``play`` options and handler, on ``parser``."""
+    add_agent(
+        parser,
         "--opponent",
-        metavar="SPEC",
-        default=None,
-        help=f"the bot, any agent spec (default: search over the shipped blueprint, "
+        f"the bot, any agent spec (default: search over the shipped blueprint, "
         f"{DEFAULT_BOT}; e.g. blueprint:{DEFAULT_BLUEPRINT}, heuristic, call). At the table "
         f"every solve the bot runs (the default's answers to all-ins off its menu, any search) stops "
         f"its CFR+ iterations after {TABLE_BUDGET_S:g} s unless the spec sets a budget",
@@ -72,7 +80,6 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help="write each hand to PATH: a readable history and an ACPC STATE line",
     )
     parser.set_defaults(handler=run_play)
-    return parser
 
 
 def _open_log(path: str) -> TextIO:
@@ -122,4 +129,4 @@ def run_play(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_STACK_BB", "register", "run_play"]
+__all__ = ["DEFAULT_STACK_BB", "DESCRIPTION", "EPILOG", "add_arguments", "run_play"]

@@ -45,7 +45,6 @@ All values are engine player 0's whole-hand chip results (the convention of
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 import time
 from dataclasses import dataclass
@@ -58,13 +57,14 @@ from pokerai.engine.cards import NUM_CARDS
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.search.beliefs import history_prefix, public_beliefs, raise_slot
 from pokerai.search.combos import NUM_COMBOS, combos_holding
-from pokerai.search.equity import ranks_on_boards, turn_street_matrices
+from pokerai.search.equity import ranks_on_boards, sample_seed, turn_street_matrices
+from pokerai.search.payoffs import SHOWDOWN_MATRIX, VALID_MATRIX, street_terminal
 from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, equity_payoffs, preflop_equity_matrix
 from pokerai.search.showdown import river_matrices
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
 from pokerai.tabular.blueprint import AnyBlueprint
 
-VALID_MATRIX, EQUITY_MATRIX = 0, 1
+EQUITY_MATRIX = SHOWDOWN_MATRIX
 """Indices of the two matrices of an all-in game: pairs that can meet (folds), and the all-in equity."""
 FLOP_RUNOUTS = 300
 """Turn and river cards sampled for a flop's equity matrix (each pair meets about 250 of them)."""
@@ -91,8 +91,7 @@ def _flop_runouts(board: tuple[int, ...]) -> npt.NDArray[np.int64]:
     """:data:`FLOP_RUNOUTS` distinct (turn, river) pairs off ``board``, drawn with a seed from the board."""
     remaining = np.array([card for card in range(NUM_CARDS) if card not in board], dtype=np.int64)
     first, second = np.triu_indices(remaining.size, k=1)
-    digest = hashlib.sha256(f"flop runouts {sorted(board)}".encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    rng = np.random.default_rng(sample_seed(f"flop runouts {sorted(board)}"))
     chosen = np.sort(rng.choice(first.size, size=min(FLOP_RUNOUTS, first.size), replace=False))
     return np.stack([remaining[first[chosen]], remaining[second[chosen]]], axis=1)
 
@@ -143,18 +142,12 @@ class AllinSubgame:
     """The engine player who went all-in."""
 
 
-def _leaf(state: HUNLState) -> Terminal:
-    """The terminal after ``state``'s last action: a fold's chip result, else equity on the chips in."""
-    if state.is_over and state.folded is not None:
-        return Terminal(VALID_MATRIX, float(state.returns()[0]))
-    return Terminal(EQUITY_MATRIX, float(min(state.committed)))
-
-
 def build_allin_subgame(before: HUNLState, allin: Action, beliefs: npt.ArrayLike) -> AllinSubgame:
     """The all-in game at ``before`` (the shover to act) for the all-in ``allin``; ``beliefs`` ``[2, 1326]``.
 
-    The shover's alternatives are every legal action but raising: fold (when
-    facing a bet) and check or call, each a leaf (:func:`_leaf`).
+    The shover's alternatives are every legal action but raising: fold (when facing a bet) and
+    check or call, each a leaf: a fold's chip result, else the equity on the chips in
+    (:func:`~pokerai.search.payoffs.street_terminal` on this game's matrices).
     """
     shover = before.to_act
     if shover is None or allin.player != shover or allin.kind is not ActionKind.RAISE:
@@ -169,12 +162,15 @@ def build_allin_subgame(before: HUNLState, allin: Action, beliefs: npt.ArrayLike
     hands, valid, payoff = allin_matrices(tuple(before.board))
     alternatives: list[tuple[object, Decision | Terminal]] = []
     if before.call_amount > 0:
-        alternatives.append(("fold", _leaf(before.after(ActionKind.FOLD))))
-    alternatives.append(("check/call", _leaf(before.after(ActionKind.CALL))))
+        alternatives.append(("fold", street_terminal(before.after(ActionKind.FOLD))))
+    alternatives.append(("check/call", street_terminal(before.after(ActionKind.CALL))))
     facing = before.after(ActionKind.RAISE, allin.amount)
     answer = Decision(
         1 - shover,
-        [("fold", _leaf(facing.after(ActionKind.FOLD))), ("call", _leaf(facing.after(ActionKind.CALL)))],
+        [
+            ("fold", street_terminal(facing.after(ActionKind.FOLD))),
+            ("call", street_terminal(facing.after(ActionKind.CALL))),
+        ],
     )
     root = Decision(shover, [*alternatives, ("all-in", answer)])
     subgame = Subgame.from_nested(root, [valid, payoff], reach[:, hands])

@@ -51,6 +51,15 @@ def combos_holding(cards: Sequence[int]) -> npt.NDArray[np.bool_]:
     return np.asarray(CARD_IN_COMBO[list(cards)].any(axis=0), dtype=np.bool_)
 
 
+def combo_rows(table: npt.NDArray[np.int64], hands: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """The positions of ``hands`` in ``table``, an ascending array of combinations; ValueError if one
+    is not in it (a hand that holds a board card, where ``table`` holds the combinations free of it)."""
+    rows = np.searchsorted(table, hands)
+    if np.any(rows >= len(table)) or np.any(table[np.minimum(rows, len(table) - 1)] != hands):
+        raise ValueError(f"hands {np.asarray(hands).tolist()} are not all combinations free of board cards")
+    return rows
+
+
 COMBO_BITS: npt.NDArray[np.uint64] = (np.uint64(1) << ALL_COMBOS[:, 0].astype(np.uint64)) | (
     np.uint64(1) << ALL_COMBOS[:, 1].astype(np.uint64)
 )
@@ -65,5 +74,6 @@ __all__ = [
     "COMBO_INDEX",
     "NUM_COMBOS",
     "combo_index",
+    "combo_rows",
     "combos_holding",
 ]

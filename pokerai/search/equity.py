@@ -26,7 +26,7 @@ from pokerai.engine.evaluator import rank_hands
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO, combos_holding
 
 
-def _sample_seed(*parts: object) -> int:
+def sample_seed(*parts: object) -> int:
     """A seed from the text of ``parts``: the same public state always draws the same cards."""
     digest = hashlib.sha256("|".join(str(part) for part in parts).encode()).digest()
     return int.from_bytes(digest[:8], "little")
@@ -37,7 +37,7 @@ def next_cards(board: Sequence[int], count: int, *parts: object) -> tuple[int, .
     remaining = [card for card in range(NUM_CARDS) if card not in set(board)]
     if count >= len(remaining):
         return tuple(remaining)
-    rng = np.random.default_rng(_sample_seed(sorted(board), *parts))
+    rng = np.random.default_rng(sample_seed(sorted(board), *parts))
     return tuple(sorted(int(card) for card in rng.choice(remaining, size=count, replace=False)))
 
 
@@ -188,6 +188,7 @@ __all__ = [
     "flop_matrices",
     "next_cards",
     "ranks_on_boards",
+    "sample_seed",
     "turn_street_matrices",
     "valid_pairs",
 ]

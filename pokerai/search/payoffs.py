@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.state import HUNLState, Street
-from pokerai.search.combos import ALL_COMBOS
+from pokerai.search.combos import ALL_COMBOS, combo_rows
 from pokerai.search.equity import card_showdowns, flop_matrices, next_cards, turn_street_matrices
 from pokerai.search.rollouts import LeafSettings, RolloutLeaves
 from pokerai.search.showdown import river_card_payoffs, river_pair_matrices
@@ -32,7 +32,7 @@ VALID_MATRIX, SHOWDOWN_MATRIX = 0, 1
 sign (river) or all-in equity (earlier streets) of hand ``i`` against hand ``j``."""
 
 
-def _terminal(state: HUNLState) -> Terminal:
+def street_terminal(state: HUNLState) -> Terminal:
     """A fold pays the chips in on the valid-pair matrix; a showdown the chips in on the showdown one."""
     if state.folded is not None:
         return Terminal(VALID_MATRIX, float(state.returns()[0]))
@@ -52,9 +52,7 @@ def _select(
     hands: npt.NDArray[np.int64], all_hands: npt.NDArray[np.int64], *matrices: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.int64], list[npt.NDArray[np.float64]]]:
     """The rows and blocks of ``matrices`` (over ``all_hands``) for the subset ``hands``."""
-    rows = np.searchsorted(all_hands, hands)
-    if np.any(rows >= len(all_hands)) or np.any(all_hands[np.minimum(rows, len(all_hands) - 1)] != hands):
-        raise ValueError("subgame hands must be combinations free of the board")
+    rows = combo_rows(all_hands, hands)
     block = np.ix_(rows, rows)
     return rows, [np.ascontiguousarray(matrix[block]) for matrix in matrices]
 
@@ -70,7 +68,7 @@ class RiverPayoffs:
         self.leaves = 0
         self.leaf_seconds = 0.0
 
-    terminal = staticmethod(_terminal)
+    terminal = staticmethod(street_terminal)
 
     def leaf(self, state: HUNLState) -> Decision | Terminal:
         raise AssertionError("the river has no leaves")
@@ -107,7 +105,7 @@ class RolloutPayoffs:
             blueprint, hands, self.matrices, cards, showdown, chooser, settings, threshold, (board, key)
         )
 
-    terminal = staticmethod(_terminal)
+    terminal = staticmethod(street_terminal)
 
     def leaf(self, state: HUNLState) -> Decision | Terminal:
         return self._leaves.leaf(state)
@@ -167,4 +165,5 @@ __all__ = [
     "RiverPayoffs",
     "RolloutPayoffs",
     "make_payoffs",
+    "street_terminal",
 ]

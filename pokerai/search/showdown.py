@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.evaluator import rank_hands
-from pokerai.search.combos import ALL_COMBOS, COMBO_BITS, combos_holding
+from pokerai.search.combos import ALL_COMBOS, COMBO_BITS, combo_rows, combos_holding
 from pokerai.search.subgame import SHARES_NO_CARD, SHOWDOWN, CardPayoffs
 
 FOLD_MATRIX, SHOWDOWN_MATRIX = 0, 1
@@ -58,14 +58,7 @@ def river_pair_matrices(
     holds a board card.
     """
     possible, ranks = river_ranks(board)
-    indices = []
-    for hands in (rows, columns):
-        where = np.searchsorted(possible, hands)
-        found = possible[np.minimum(where, len(possible) - 1)]
-        if np.any(where >= len(possible)) or np.any(found != hands):
-            listed = np.asarray(hands).tolist()
-            raise ValueError(f"hands {listed} are not all combinations free of board cards")
-        indices.append(where)
+    indices = [combo_rows(possible, hands) for hands in (rows, columns)]
     valid = (COMBO_BITS[rows][:, np.newaxis] & COMBO_BITS[columns][np.newaxis, :]) == 0
     row_ranks, column_ranks = ranks[indices[0]], ranks[indices[1]]
     wins = np.greater.outer(row_ranks, column_ranks).astype(np.int8)

@@ -215,6 +215,34 @@ def _bayes_update(
             return
 
 
+def _replay_ranges(
+    blueprint: AnyBlueprint,
+    state: HUNLState,
+    end: int,
+    players: Sequence[int],
+    thresholds: Sequence[float],
+    floor: float = 0.0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """Both players' range weights ``[2, 1326]`` (0 on combinations that hold a board card, not
+    normalised) after :func:`_bayes_update` for each action of ``players`` in ``state.history[:end]``
+    (the actor's entry of ``thresholds``, ``floor``), and the combinations free of the board."""
+    abstraction: BetAbstraction = blueprint.game.bets
+    live = np.flatnonzero(~combos_holding(state.board))
+    weights = np.zeros((2, NUM_COMBOS))
+    weights[:, live] = 1.0
+    replay = HUNLState.new(state.config, state.button, deck=state.deal)
+    for action in state.history[:end]:
+        actor = action.player
+        assert replay.to_act == actor, "the history replays on its own deal"
+        if actor in players:
+            candidates = live[weights[actor, live] > 0]
+            legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
+            pairs = action_slots(replay, action, legal, amounts, abstraction)
+            _bayes_update(weights[actor], candidates, raw, pairs, thresholds[actor], floor)
+        replay.apply(action)
+    return weights, live
+
+
 def public_beliefs(
     blueprint: AnyBlueprint,
     state: HUNLState,
@@ -244,25 +272,12 @@ def public_beliefs(
     was: a range never becomes empty. A raise past the menu's ``max_raises``,
     which the blueprint cannot make, leaves the range as it was too.
     """
-    abstraction: BetAbstraction = blueprint.game.bets
     if opponent_threshold is not None and state.to_act is None:
         raise ValueError("opponent_threshold needs a player to act at the state (the hand is over)")
     thresholds = [threshold, threshold]
     if opponent_threshold is not None and state.to_act is not None:
         thresholds[1 - state.to_act] = opponent_threshold
-    board = state.board
-    live = np.flatnonzero(~combos_holding(board))
-    weights = np.zeros((2, NUM_COMBOS))
-    weights[:, live] = 1.0
-    replay = HUNLState.new(state.config, state.button, deck=state.deal)
-    for action in state.history:
-        actor = replay.to_act
-        assert actor is not None and actor == action.player, "the history replays on its own deal"
-        candidates = live[weights[actor, live] > 0]
-        legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
-        pairs = action_slots(replay, action, legal, amounts, abstraction)
-        _bayes_update(weights[actor], candidates, raw, pairs, thresholds[actor])
-        replay.apply(action)
+    weights, live = _replay_ranges(blueprint, state, len(state.history), (0, 1), thresholds)
     if hole_cards is not None and state.to_act is not None:
         weights[1 - state.to_act, combos_holding(hole_cards)] = 0.0
         if weights[1 - state.to_act].sum() == 0:  # only hands holding our cards were left
@@ -293,19 +308,8 @@ def opponent_range(
     if not 0.0 <= floor < 1.0:
         raise ValueError(f"floor {floor!r} must lie in [0, 1)")
     end = state.street_starts[state.street] if until is None else until
-    abstraction: BetAbstraction = blueprint.game.bets
-    live = np.flatnonzero(~combos_holding(state.board))
-    weights = np.zeros(NUM_COMBOS)
-    weights[live] = 1.0
-    replay = HUNLState.new(state.config, state.button, deck=state.deal)
-    for action in state.history[:end]:
-        if action.player == opponent:
-            candidates = live[weights[live] > 0]
-            legal, amounts, raw = _history_probabilities(blueprint, replay, candidates)
-            pairs = action_slots(replay, action, legal, amounts, abstraction)
-            _bayes_update(weights, candidates, raw, pairs, threshold, floor)
-        replay.apply(action)
-    result: npt.NDArray[np.float64] = weights / weights.sum()
+    weights, _ = _replay_ranges(blueprint, state, end, (opponent,), [threshold, threshold], floor)
+    result: npt.NDArray[np.float64] = weights[opponent] / weights[opponent].sum()
     return result
 
 

@@ -185,15 +185,16 @@ def test_the_own_range_is_the_product_of_what_the_agent_played(capped: Blueprint
     agent = _agent(capped, Street.FLOP, Street.TURN, Street.RIVER)
     rng = np.random.default_rng(5)
     checked = 0
-    hand = {"product": 1.0, "me": 0}
+    hand: dict[str, float] = {"product": 1.0}
+    seat_of = {"me": 0}
 
     def seat() -> int:
-        hand["product"], hand["me"] = 1.0, int(rng.integers(2))
-        return hand["me"]
+        hand["product"], seat_of["me"] = 1.0, int(rng.integers(2))
+        return seat_of["me"]
 
     def step(state: HUNLState, observation: Observation) -> Action:
         nonlocal checked
-        me = hand["me"]
+        me = seat_of["me"]
         if state.street > Street.PREFLOP:
             own, _ = agent.own_range(state)
             # The street's earlier decisions are frozen, not in the range: compare at street starts only.

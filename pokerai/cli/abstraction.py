@@ -25,7 +25,7 @@ from pokerai.abstraction.buckets import (
 from pokerai.abstraction.isomorphism import STREETS, street_indexer
 from pokerai.cli.arguments import usage_error
 from pokerai.cli.output import Progress, emit, progress_bar
-from pokerai.engine.cards import format_cards, parse_cards
+from pokerai.engine.cards import BOARD_SIZES, format_cards, parse_cards
 
 ACTIONS = (
     (
@@ -165,7 +165,7 @@ def _bucket(args: argparse.Namespace) -> int:
     board = _cards(args.board, "--board") if args.board.strip() else ()
     if len(hole) != 2:
         raise AbstractionUsageError(f"--hole needs exactly two cards, got {len(hole)}")
-    if len(board) not in (0, 3, 4, 5):
+    if len(board) not in BOARD_SIZES:
         raise AbstractionUsageError(f"--board needs 0, 3, 4 or 5 cards, got {len(board)}")
     repeated = set(hole) & set(board)
     if repeated or len(set(board)) != len(board):

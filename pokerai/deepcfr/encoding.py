@@ -88,8 +88,8 @@ import numpy.typing as npt
 
 from pokerai.abstraction.buckets import AbstractionConfig, CardAbstraction
 from pokerai.abstraction.cache import cache_folder, cached_abstraction
-from pokerai.abstraction.isomorphism import BOARD_SIZES, STREETS, index_hands_serial, street_indexer
-from pokerai.engine.cards import NUM_CARDS
+from pokerai.abstraction.isomorphism import STREETS, index_hands_serial, street_indexer
+from pokerai.engine.cards import BOARD_SIZES, NUM_CARDS
 from pokerai.engine.equity import preflop_equity_table
 from pokerai.engine.evaluator import CATEGORIES, hand_categories, rank_hands
 from pokerai.engine.state import Street

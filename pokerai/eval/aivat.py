@@ -63,7 +63,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.agents.base import Agent, Observation, RangePolicy
-from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.cards import BOARD_SIZES, NUM_CARDS
 from pokerai.engine.equity import combinations
 from pokerai.engine.evaluator import ranks_from_key_sums, tables
 from pokerai.engine.state import Action, ActionKind, HUNLState
@@ -394,7 +394,7 @@ def hand_aivat(
         while street < replay.street:
             street += 1
             live = np.flatnonzero(walk.weights > 0)
-            after = equity(state.deal[4 : 4 + (3, 4, 5)[street - 1]], live)
+            after = equity(state.deal[4 : 4 + BOARD_SIZES[street]], live)
             stake = config.stake(_contested(replay.committed, cap), street, cap)
             walk.terms[live] += 2.0 * sign * stake * (walk.equity[live] - after[live])
             walk.equity = after

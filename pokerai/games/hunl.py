@@ -50,7 +50,7 @@ from pokerai.abstraction.bets import (
     slot_actions,
     slot_names,
 )
-from pokerai.engine.cards import format_cards
+from pokerai.engine.cards import BOARD_SIZES, format_cards
 from pokerai.engine.equity import runout_equity
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.games.protocol import CHANCE, TERMINAL, PlayerDerivedFlags, check_legal
@@ -60,9 +60,6 @@ DEAL_SIZE = 9
 BUTTON = 0
 """The seat of the button (small blind) in the learning game; the big blind is seat 1."""
 
-
-_BOARD_SIZES = (0, 3, 4, 5)
-"""Board cards dealt before each street's betting: preflop, flop, turn, river."""
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -384,7 +381,7 @@ class HUNLGameState(PlayerDerivedFlags):
         if street == Street.RIVER:
             return self.returns()
         deal = engine.deal
-        share = _all_in_share(deal[0:2], deal[2:4], deal[4 : 4 + _BOARD_SIZES[street]])
+        share = _all_in_share(deal[0:2], deal[2:4], deal[4 : 4 + BOARD_SIZES[street]])
         committed = engine.committed[0]
         assert committed == engine.committed[1], "a showdown with unequal commitments"
         first = committed * (2.0 * share - 1.0)

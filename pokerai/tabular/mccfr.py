@@ -50,6 +50,7 @@ from pokerai.rng import GAMMA as _GOLDEN
 from pokerai.rng import MIX_1 as _MIX_1
 from pokerai.rng import mix64 as _mix
 from pokerai.rng import next_uniform as _uniform
+from pokerai.solvers.policy import normalize_rows_or
 from pokerai.tabular.tree import FOLD_NODE, BettingTree
 
 
@@ -353,14 +354,8 @@ class TabularMCCFR:
         if self.tree.player[node] < 0:
             raise ValueError(f"node {node} is not a decision")
         rows = self.offsets[node] + np.asarray(buckets, dtype=np.int64)[:, None] * count + np.arange(count)
-        return normalised(self.strategy_sum[rows].astype(np.float64))
-
-
-def normalised(weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Rows of non-negative ``weights`` scaled to sum to 1; uniform where a row sums to 0."""
-    totals = weights.sum(axis=-1, keepdims=True)
-    uniform = np.full_like(weights, 1.0 / weights.shape[-1])
-    return np.where(totals > 0, weights / np.where(totals > 0, totals, 1.0), uniform)
+        weights = self.strategy_sum[rows].astype(np.float64)
+        return normalize_rows_or(weights, 1.0 / weights.shape[-1])
 
 
 def _tree_depth(tree: BettingTree) -> int:
@@ -378,4 +373,4 @@ def _tree_depth(tree: BettingTree) -> int:
         depth = updated
 
 
-__all__ = ["MCCFRSettings", "TabularMCCFR", "normalised"]
+__all__ = ["MCCFRSettings", "TabularMCCFR"]

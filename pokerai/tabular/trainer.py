@@ -26,8 +26,9 @@ import numpy.typing as npt
 
 from pokerai.abstraction.buckets import CardAbstraction, Progress
 from pokerai.abstraction.cache import cached_abstraction
-from pokerai.abstraction.isomorphism import BOARD_SIZES, street_indexer
+from pokerai.abstraction.isomorphism import street_indexer
 from pokerai.config import ConfigError, config_to_dict
+from pokerai.engine.cards import BOARD_SIZES
 from pokerai.engine.evaluator import rank_hands
 from pokerai.interrupts import TrainingInterrupted, finish_iteration_on_interrupt
 from pokerai.tabular.blueprint import (

@@ -21,7 +21,7 @@ from pokerai.agents.table import BIG_BLIND, SMALL_BLIND
 from pokerai.cli.play.actions import HELP_TEXT, Command, parse_user_action
 from pokerai.cli.play.narration import describe_action, describe_decision, legal_summary, signed_bb
 from pokerai.cli.play.screen import Screen, ThinkingNotice
-from pokerai.engine.cards import format_cards
+from pokerai.engine.cards import BOARD_SIZES, format_cards
 from pokerai.engine.evaluator import hand_category, rank_hand
 from pokerai.engine.history import STREET_NAMES, format_history, to_acpc
 from pokerai.engine.state import Action, HUNLConfig, HUNLState
@@ -165,7 +165,7 @@ class PlaySession:
                 self.write(describe_action(action, before, state, "you"))
                 last_bot_action = "(none since your last action)"  # "what the bot just did" starts over
             for street in range(before.street + 1, state.street + 1):
-                board = format_cards(state.deal[4 : 4 + (0, 3, 4, 5)[street]], " ")
+                board = format_cards(state.deal[4 : 4 + BOARD_SIZES[street]], " ")
                 self.write(f"--- {STREET_NAMES[street]}: {board} ---")
         self._finish_hand(state)
 

@@ -359,15 +359,20 @@ class Blueprint:
         return masked_softmax_numpy(logits, masks)
 
     def hand_probabilities(
-        self, state: HUNLState, hands: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]
+        self,
+        state: HUNLState,
+        hands: npt.NDArray[np.int64],
+        mask: npt.NDArray[np.bool_],
+        boards: npt.NDArray[np.int64] | None = None,
     ) -> npt.NDArray[np.float64]:
         """The average strategy of the player to act at the engine ``state`` of a hold'em blueprint,
         holding each of ``hands`` (int64 ``[H, 2]``), with legal slots ``mask`` (bool ``[num_slots]``):
         float64 ``[H, num_slots]``, 0 on illegal slots; one network call on the decision's records
         (:func:`~pokerai.games.holdem.decision_records`, chips read by
-        :func:`~pokerai.games.holdem.chip_scale`)."""
+        :func:`~pokerai.games.holdem.chip_scale`). ``boards`` (int64 ``[H, len(state.board)]``, as
+        dealt; None: the state's) puts each hand on a board of its own."""
         view = decision_view(state, chip_scale(self.game, state.config))
-        records = decision_records(view, hands)
+        records = decision_records(view, hands, boards)
         return self.probabilities_batch(records, np.broadcast_to(mask, (len(records), mask.size)), view.seat)
 
     def probabilities(self, state: Any) -> npt.NDArray[np.float64]:

@@ -15,7 +15,7 @@ below both:
   millions in its reservoirs and turns them into network features); :data:`NOT_DEALT` marks a
   board card not dealt yet. :class:`DecisionRecords` makes the record of a learning-game state.
 * :class:`Blueprint`: what the agents and the search ask of either kind: the action probabilities
-  of many hands at one public state.
+  of many hands at one engine state, each hand on the state's board or on a board of its own.
 
 Chips of another game are read in the blueprint's by the ratio of the big blinds
 (:func:`chip_scale`), rounded to whole chips.
@@ -117,13 +117,8 @@ class DecisionView:
 
     def committed(self, stack: int) -> tuple[int, int]:
         """Each seat's chips in (button first): the blueprint's starting ``stack`` less its stack behind."""
-        return committed_by_seat(self.seat, self.stacks[0], self.stacks[1], stack)
-
-
-def committed_by_seat(seat: int, own: int, opponent: int, stack: int) -> tuple[int, int]:
-    """Chips in by seat (button first) of ``seat`` with ``own`` behind facing ``opponent`` behind, each
-    having started with ``stack``."""
-    return (stack - own, stack - opponent) if seat == 0 else (stack - opponent, stack - own)
+        own, opponent = stack - self.stacks[0], stack - self.stacks[1]
+        return (own, opponent) if self.seat == 0 else (opponent, own)
 
 
 def decision_view(state: HUNLState, scale: float = 1.0) -> DecisionView:
@@ -149,21 +144,33 @@ def decision_view(state: HUNLState, scale: float = 1.0) -> DecisionView:
     )
 
 
-def decision_records(view: DecisionView, hands: npt.ArrayLike) -> npt.NDArray[np.void]:
+def record_boards(boards: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Each row of ``boards`` (int ``[H, cards]``, as dealt) as a record holds it, int64 ``[H, cards]``:
+    the flop ascending, then the turn and river."""
+    cards = np.asarray(boards, dtype=np.int64)
+    return np.concatenate([np.sort(cards[:, :3], axis=1), cards[:, 3:]], axis=1)
+
+
+def decision_records(
+    view: DecisionView, hands: npt.ArrayLike, boards: npt.ArrayLike | None = None
+) -> npt.NDArray[np.void]:
     """The records of ``view``'s player holding each of ``hands`` (int ``[H, 2]``): ``[H]`` of
-    :data:`HUNL_RECORD_DTYPE`, hole cards sorted."""
+    :data:`HUNL_RECORD_DTYPE`, hole cards sorted. ``boards`` (int ``[H, cards]``, as dealt; None:
+    ``view``'s board) puts each hand on a board of its own."""
     cards = np.asarray(hands).reshape(-1, 2)
     records = np.empty(len(cards), dtype=HUNL_RECORD_DTYPE)
     records[:] = (
         view.seat, (0, 1), view.board, view.street, view.pot, *view.stacks, view.to_call, view.raises,
     )  # fmt: skip
     records["hole"] = np.sort(cards, axis=1)
+    if boards is not None and len(cards):
+        dealt = record_boards(boards)
+        records["board"][:, : dealt.shape[1]] = dealt
     return records
 
 
 class DecisionRecords:
-    """Records (:data:`HUNL_RECORD_DTYPE`) of learning-game states, what a blueprint's
-    ``probabilities_batch`` reads."""
+    """Records (:data:`HUNL_RECORD_DTYPE`) of learning-game states, what Deep CFR's reservoirs keep."""
 
     record_dtype: np.dtype[Any] = HUNL_RECORD_DTYPE
 
@@ -207,42 +214,30 @@ class DecisionRecords:
 
 
 @runtime_checkable
-class RecordFormat(Protocol):
-    """The record dtype a blueprint's ``probabilities_batch`` reads."""
-
-    @property
-    def record_dtype(self) -> np.dtype[Any]: ...
-
-
-@runtime_checkable
 class Blueprint(Protocol):
     """A playable hold'em average strategy of either kind (module docstring).
 
     ``game`` is the learning game (seat 0 is the button), ``num_slots`` the action slots of its bet
-    menu, ``encoder`` the format of the records :meth:`probabilities_batch` reads
-    (:data:`HUNL_RECORD_DTYPE`).
+    menu.
     """
 
     @property
     def game(self) -> HUNLGame: ...
     @property
     def num_slots(self) -> int: ...
-    @property
-    def encoder(self) -> RecordFormat: ...
 
     def hand_probabilities(
-        self, state: HUNLState, hands: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]
+        self,
+        state: HUNLState,
+        hands: npt.NDArray[np.int64],
+        mask: npt.NDArray[np.bool_],
+        boards: npt.NDArray[np.int64] | None = None,
     ) -> npt.NDArray[np.float64]:
         """The strategy of the player to act at the engine ``state`` (any blinds and stacks, read in the
         blueprint's chips by :func:`chip_scale`) holding each of ``hands`` (int64 ``[H, 2]``), with the
-        legal slots ``mask`` (bool ``[num_slots]``): float64 ``[H, num_slots]``, 0 on illegal slots."""
-        ...
-
-    def probabilities_batch(
-        self, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_], seat: int
-    ) -> npt.NDArray[np.float64]:
-        """Seat ``seat``'s strategy at ``[N]`` records with bool masks ``[N, num_slots]``: float64
-        ``[N, num_slots]``, 0 on illegal slots."""
+        legal slots ``mask`` (bool ``[num_slots]``): float64 ``[H, num_slots]``, 0 on illegal slots.
+        ``boards`` (int64 ``[H, len(state.board)]``, as dealt; None: the state's) puts each hand on a
+        board of its own at the state's betting, as a rollout asks over the next cards."""
         ...
 
     def probabilities(self, state: Any) -> npt.NDArray[np.float64]:
@@ -257,11 +252,10 @@ __all__ = [
     "DecisionRecords",
     "DecisionView",
     "HUNLSettings",
-    "RecordFormat",
     "abstraction_config",
     "chip_scale",
-    "committed_by_seat",
     "decision_records",
     "decision_view",
     "record_board",
+    "record_boards",
 ]

@@ -5,7 +5,7 @@ at the current public state, float64 over the 1,326 combinations of
 :mod:`pokerai.search.combos`. Start uniform over the combinations that hold no board
 card, and after every action in the history multiply the acting player's range by the
 probability the blueprint gives that action holding each combination (one batched
-network call per past decision, :func:`combo_probabilities`; a preflop decision's answers
+blueprint call per past decision, :func:`combo_probabilities`; a preflop decision's answers
 for all 1,326 combinations are kept per preflop history, since they do not depend on the
 board). An opponent raise that is not on the blueprint's menu enters through
 :func:`~pokerai.abstraction.bets.translate` (:func:`action_slots`): its probability is the
@@ -15,9 +15,6 @@ hand that would never take an action gets belief 0. (``opponent_threshold`` sets
 threshold for the opponent's actions: 0 keeps every hand the network plays that way.)
 :func:`opponent_range` is the opponent's range at a street's start, each of its actions'
 probabilities floored, as the street search takes it.
-
-:func:`state_record` is the network's input record at an engine state, as the blueprint
-agent builds it.
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts, translate
 from pokerai.engine.state import Action, ActionKind, HUNLState, Street
-from pokerai.games.holdem import NOT_DEALT
 from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combos_holding
 from pokerai.tabular.blueprint import AnyBlueprint
 
@@ -54,69 +50,25 @@ def threshold_probabilities(probabilities: npt.ArrayLike, threshold: float) -> n
     return result
 
 
-def state_record(
-    state: HUNLState, player: int, hole_cards: Sequence[int], chip_scale: float = 1.0
-) -> tuple[Any, ...]:
-    """The ``HUNLEncoder`` record of ``player`` holding ``hole_cards`` at the engine ``state``.
-
-    The same record as :func:`pokerai.agents.blueprint.observation_record` (the
-    learning-game seat is 0 on the button); ``chip_scale`` multiplies the chip
-    fields (rounded to whole chips) to express another game's chips in the
-    blueprint's.
-    """
-    opponent = 1 - player
-    dealt = state.board
-    board = [*sorted(dealt[:3]), *dealt[3:]]
-    board += [NOT_DEALT] * (5 - len(board))
-    owed = max(0, min(state.bets[opponent] - state.bets[player], state.stacks[player]))
-    start = state.street_starts[state.street]
-    raises = sum(1 for action in state.history[start:] if action.kind is ActionKind.RAISE)
-
-    def chips(amount: int) -> int:
-        return amount if chip_scale == 1.0 else round(amount * chip_scale)
-
-    return (
-        0 if player == state.button else 1,
-        sorted(hole_cards),
-        board,
-        state.street,
-        chips(state.pot),
-        chips(state.stacks[player]),
-        chips(state.stacks[opponent]),
-        chips(owed),
-        min(raises, 255),
-    )
-
-
 def combo_probabilities(
     blueprint: AnyBlueprint,
     state: HUNLState,
     combos: npt.NDArray[np.int64],
     threshold: float = 0.0,
 ) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
-    """The blueprint's (thresholded) policy of the player to act holding each of ``combos``: one network call.
+    """The blueprint's (thresholded) policy of the player to act holding each of ``combos``: one call.
 
     ``combos`` are indices into :data:`~pokerai.search.combos.ALL_COMBOS` (they must not hold a board
     card). Returns the legal slots, each slot's chips (as
     :func:`~pokerai.abstraction.bets.legal_slot_amounts`) and float64
     ``[len(combos), num_slots]`` probabilities, 0 on illegal slots.
     """
-    player = state.to_act
-    if player is None:
+    if state.to_act is None:
         raise ValueError("the hand is over, so there is no player to act and no policy to ask")
-    abstraction: BetAbstraction = blueprint.game.bets
-    legal, amounts = legal_slot_amounts(state, abstraction)
-    mask = np.zeros(abstraction.num_slots, dtype=np.bool_)
+    legal, amounts = legal_slot_amounts(state, blueprint.game.bets)
+    mask = np.zeros(blueprint.game.bets.num_slots, dtype=np.bool_)
     mask[list(legal)] = True
-    chip_scale = blueprint.game.config.big_blind / state.config.big_blind
-    records = np.empty(len(combos), dtype=blueprint.encoder.record_dtype)
-    if len(combos):
-        records[:] = state_record(state, player, (0, 1), chip_scale)
-        records["hole"] = ALL_COMBOS[combos]
-    seat = 0 if player == state.button else 1
-    probabilities = blueprint.probabilities_batch(
-        records, np.broadcast_to(mask, (len(combos), mask.size)), seat
-    )
+    probabilities = blueprint.hand_probabilities(state, ALL_COMBOS[combos], mask)
     return legal, amounts, threshold_probabilities(probabilities, threshold)
 
 
@@ -321,6 +273,5 @@ __all__ = [
     "opponent_range",
     "public_beliefs",
     "raise_slot",
-    "state_record",
     "threshold_probabilities",
 ]

@@ -6,7 +6,7 @@ Imperfect-Information Games", NeurIPS 2018): the opponent picks, for each of its
 of the continuation strategies -- the blueprint, or the blueprint biased towards folding,
 calling or raising -- while the searcher plays the blueprint over the next street.
 :func:`rollout_matrices` values each choice by blueprint play over sampled next cards, one
-batched network call per rollout decision, ending in the next street's check-down.
+batched blueprint call per rollout decision, ending in the next street's check-down.
 :class:`RolloutLeaves` groups a street's leaves by stack-to-pot ratio, so that leaves of one
 group share one rollout scaled by the chips in, and keeps the last groups' values for the
 street's later decisions.
@@ -24,10 +24,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
+from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, slot_actions
 from pokerai.engine.state import HUNLState
-from pokerai.games.holdem import NOT_DEALT
-from pokerai.search.beliefs import state_record, threshold_probabilities
+from pokerai.search.beliefs import threshold_probabilities
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO
 from pokerai.search.equity import valid_pairs
 from pokerai.search.subgame import Decision, Terminal, is_count
@@ -84,15 +83,6 @@ class _RolloutNode:
     showdown_scale: float | None = None
 
 
-def _rollout_tree(leaf: HUNLState, abstraction: BetAbstraction, max_raises: int | None) -> list[_RolloutNode]:
-    """The betting of ``leaf``'s street (parents first) on the menu, with at most ``max_raises`` raises.
-
-    The street's end is a check-down terminal (its value comes from the next cards' matrices)."""
-    nodes: list[_RolloutNode] = []
-    _add_rollout_node(nodes, leaf, 0, leaf.street, abstraction, max_raises)
-    return nodes
-
-
 def _add_rollout_node(
     nodes: list[_RolloutNode],
     current: HUNLState,
@@ -101,8 +91,10 @@ def _add_rollout_node(
     abstraction: BetAbstraction,
     max_raises: int | None,
 ) -> int:
-    """Appends the subtree at ``current`` to ``nodes`` and returns its index. (A module function, not a
-    closure that calls itself: such a closure is a reference cycle, freed only by the cyclic collector.)"""
+    """Appends the subtree at ``current`` to ``nodes`` (parents first) and returns its index: the betting
+    of ``street`` on the menu, with at most ``max_raises`` raises; the street's end is a check-down
+    terminal (its value comes from the next cards' matrices). (A module function, not a closure that
+    calls itself: such a closure is a reference cycle, freed only by the cyclic collector.)"""
     index = len(nodes)
     node = _RolloutNode()
     nodes.append(node)
@@ -174,31 +166,22 @@ def rollout_matrices(
     valid32 = valid.astype(np.float32)
     count = (free32.T @ free32) * valid32  # the cards each pair can meet
     abstraction: BetAbstraction = blueprint.game.bets
-    nodes = _rollout_tree(leaf, abstraction, settings.rollout_raises)
-    chip_scale = blueprint.game.config.big_blind / leaf.config.big_blind
-    card_slot = len(leaf.board) - 1
-    # A hand that holds the card cannot be encoded with it: its rows ask about a stand-in
-    # hand instead and are masked out of every value.
+    nodes: list[_RolloutNode] = []
+    _add_rollout_node(nodes, leaf, 0, leaf.street, abstraction, settings.rollout_raises)
+    # A hand that holds the card cannot be dealt it: its rows ask about a stand-in hand instead and
+    # are masked out of every value.
     hole_rows = np.tile(np.arange(num_hands), (num_cards, 1))
     stand_in = np.argmax(free, axis=1)
     hole_rows = np.where(free, hole_rows, stand_in[:, np.newaxis])
     holes = ALL_COMBOS[hands][hole_rows.reshape(-1)]
+    boards = np.tile(np.asarray(leaf.board, dtype=np.int64), (len(holes), 1))
+    boards[:, -1] = np.repeat(card_array, num_hands)  # the newest card is the placeholder
     probabilities: dict[int, npt.NDArray[np.float64]] = {}
     for index, node in enumerate(nodes):
         if node.state is None:
             continue
-        state = node.state
-        legal, _ = legal_slot_amounts(state, abstraction)
-        mask = np.zeros(abstraction.num_slots, dtype=np.bool_)
-        mask[list(legal)] = True
-        records = np.empty(num_cards * num_hands, dtype=blueprint.encoder.record_dtype)
-        records[:] = state_record(state, node.player, (0, 1), chip_scale)
-        records["hole"] = holes
-        records["board"][:, card_slot] = np.repeat(card_array, num_hands)
-        if card_slot < 4:
-            records["board"][:, card_slot + 1 :] = NOT_DEALT
-        seat = 0 if node.player == state.button else 1
-        raw = blueprint.probabilities_batch(records, np.broadcast_to(mask, (len(records), mask.size)), seat)
+        mask, _ = slot_actions(node.state, abstraction)
+        raw = blueprint.hand_probabilities(node.state, holes, mask, boards)
         kept = threshold_probabilities(raw, threshold)[:, list(node.slots)]
         # Dropping negligible probabilities keeps the float32 reach products clear of subnormal
         # numbers, on which x86 arithmetic is many times slower.

@@ -245,7 +245,7 @@ def street_blueprint(
 ) -> npt.NDArray[np.float64]:
     """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout for ``tree``.
 
-    One batched network call per betting decision over the tree's hands; at a leaf's
+    One batched blueprint call per betting decision over the tree's hands; at a leaf's
     continuation choice the opponent takes ``"blueprint"``.
     """
     subgame = tree.subgame

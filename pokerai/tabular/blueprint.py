@@ -1,9 +1,8 @@
 """A tabular MCCFR blueprint: the average strategy per (betting node, bucket).
 
 :class:`TabularBlueprint` is a hold'em :class:`~pokerai.games.holdem.Blueprint` (``game``,
-``num_slots``, :meth:`~TabularBlueprint.hand_probabilities` at an engine state,
-:meth:`~TabularBlueprint.probabilities_batch` on decision records), so the blueprint agent,
-search, local best response and the analyzer play it as they play a Deep CFR one.
+``num_slots``, :meth:`~TabularBlueprint.hand_probabilities` at an engine state), so the blueprint
+agent, search, local best response and the analyzer play it as they play a Deep CFR one.
 
 A decision becomes an information set in two lookups:
 
@@ -11,8 +10,8 @@ A decision becomes an information set in two lookups:
   players') and raise count are the decision's, or the nearest one
   (:meth:`~pokerai.tabular.tree.BettingTree.lookup`): after an opponent's bet off the
   menu the blueprint plays the nearest state on it. The chips in are read from the
-  engine state's :class:`~pokerai.games.holdem.DecisionView` (or a record's stacks): the
-  blueprint's starting stack less each stack behind, in the blueprint's chips.
+  engine state's :class:`~pokerai.games.holdem.DecisionView`: the blueprint's starting
+  stack less each stack behind, in the blueprint's chips.
 * **bucket**: the card abstraction's bucket of the hole cards with the board so far.
 
 The node's actions may differ from the legal slots of the decision's real state (off the
@@ -47,11 +46,11 @@ import numpy.typing as npt
 from pokerai.abstraction.bets import CHECK_CALL_SLOT
 from pokerai.abstraction.buckets import AbstractionError, CardAbstraction
 from pokerai.abstraction.cache import cached_abstraction
-from pokerai.abstraction.isomorphism import BOARD_SIZES
 from pokerai.atomic import write_atomically
 from pokerai.config import ConfigError, dump_config
+from pokerai.engine.cards import BOARD_SIZES
 from pokerai.engine.state import HUNLState
-from pokerai.games.holdem import Blueprint, DecisionRecords, chip_scale, committed_by_seat, decision_view
+from pokerai.games.holdem import Blueprint, chip_scale, decision_view, record_boards
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.tree import BettingTree, hunl_betting_tree
 
@@ -156,8 +155,6 @@ class TabularBlueprint:
             )
         self.strategy = np.asarray(strategy, dtype=np.float32)
         self.abstraction = abstraction
-        self.encoder = DecisionRecords()
-        """The format of the records :meth:`probabilities_batch` reads."""
         self.num_slots = int(self.game.num_distinct_actions)
         self.iteration = iteration
         self.counts = counts
@@ -166,11 +163,16 @@ class TabularBlueprint:
     # ------------------------------------------------------------------ queries
 
     def hand_probabilities(
-        self, state: HUNLState, hands: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]
+        self,
+        state: HUNLState,
+        hands: npt.NDArray[np.int64],
+        mask: npt.NDArray[np.bool_],
+        boards: npt.NDArray[np.int64] | None = None,
     ) -> npt.NDArray[np.float64]:
         """The average strategy of the player to act at the engine ``state`` holding each of ``hands``
         (int64 ``[H, 2]``), with legal slots ``mask`` (bool ``[num_slots]``): float64 ``[H, num_slots]``,
-        0 on illegal slots (module docstring)."""
+        0 on illegal slots (module docstring). ``boards`` (int64 ``[H, len(state.board)]``, as dealt;
+        None: the state's) buckets each hand with a board of its own."""
         view = decision_view(state, chip_scale(self.game, state.config))
         hole = np.sort(np.asarray(hands, dtype=np.int64).reshape(-1, 2), axis=1)
         count = len(hole)
@@ -179,57 +181,16 @@ class TabularBlueprint:
         if count == 0:
             return out
         node = self.tree.lookup(view.street, view.seat, view.committed(self.config.hunl.stack), view.raises)
-        board = np.asarray(view.board[: BOARD_SIZES[view.street]], dtype=np.int64)
-        self._fill(out, np.arange(count), node, view.street, hole, np.tile(board, (count, 1)))
-        return self._restricted(out, masks)
-
-    def probabilities_batch(
-        self, records: npt.NDArray[Any], masks: npt.NDArray[np.bool_], seat: int
-    ) -> npt.NDArray[np.float64]:
-        """Seat ``seat``'s average strategy at ``[N]`` decision records
-        (:data:`~pokerai.games.holdem.HUNL_RECORD_DTYPE`) with bool masks ``[N, num_slots]``: float64
-        ``[N, num_slots]``, 0 on illegal slots (module docstring)."""
-        if seat not in (0, 1):
-            raise ValueError(f"seat {seat!r} is not 0 (button) or 1 (big blind)")
-        masks = np.asarray(masks, dtype=np.bool_)
-        count = len(records)
-        if masks.shape != (count, self.num_slots):
-            raise ValueError(f"masks must have shape [{count}, {self.num_slots}], got {list(masks.shape)}")
-        out = np.zeros((count, self.num_slots))
-        if count == 0:
-            return out
-        stack = self.config.hunl.stack
-        public = np.stack(
-            [records["street"], records["own_stack"], records["opponent_stack"], records["raises"]], axis=1
-        ).astype(np.int64)
-        if (public == public[0]).all():  # the usual batch: many hands at one public state
-            keys, inverse = public[:1], np.zeros(count, dtype=np.intp)
+        size = BOARD_SIZES[view.street]
+        if boards is None:
+            board = np.tile(np.asarray(view.board[:size], dtype=np.int64), (count, 1))
         else:
-            keys, inverse = np.unique(public, axis=0, return_inverse=True)
-        for row, (street, own, opponent, raises) in enumerate(keys.tolist()):
-            members = np.flatnonzero(inverse.reshape(-1) == row)
-            node = self.tree.lookup(street, seat, committed_by_seat(seat, own, opponent, stack), raises)
-            hole = records["hole"][members].astype(np.int64)
-            board = records["board"][members, : BOARD_SIZES[street]].astype(np.int64)
-            self._fill(out, members, node, street, hole, board)
-        return self._restricted(out, masks)
-
-    def _fill(
-        self,
-        out: npt.NDArray[np.float64],
-        members: npt.NDArray[np.intp],
-        node: int,
-        street: int,
-        hole: npt.NDArray[np.int64],
-        board: npt.NDArray[np.int64],
-    ) -> None:
-        """Write node ``node``'s strategy for the hands ``hole`` [M, 2] on ``board`` [M, cards] into the
-        rows ``members`` of ``out`` [N, num_slots], on the node's slots."""
+            board = record_boards(boards)[:, :size]
         actions = int(self.tree.num_actions[node])
-        buckets = np.asarray(self.abstraction.bucket(street, hole, board), dtype=np.int64).reshape(-1)
+        buckets = np.asarray(self.abstraction.bucket(view.street, hole, board), dtype=np.int64).reshape(-1)
         rows = self.offsets[node] + buckets[:, None] * actions + np.arange(actions)
-        slots = self.tree.slots[node, :actions].astype(np.intp)
-        out[members[:, None], slots[None, :]] = self.strategy[rows]
+        out[:, self.tree.slots[node, :actions].astype(np.intp)] = self.strategy[rows]
+        return self._restricted(out, masks)
 
     @staticmethod
     def _restricted(out: npt.NDArray[np.float64], masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:

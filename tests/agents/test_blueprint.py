@@ -75,6 +75,9 @@ def test_record_and_menu_from_an_observation_match_the_learning_game() -> None:
             assert blueprint_seat(observation) == seat
             replayed = replay_observation(observation)
             assert decision_records(decision_view(replayed), [observation.hole_cards]) == expected
+            if replayed.board:  # the hand on a board of its own, the same cards dealt in another order
+                board = [[*replayed.board[2::-1], *replayed.board[3:]]]
+                assert decision_records(decision_view(replayed), [observation.hole_cards], board) == expected
             mask, actions = slot_actions(replayed, game.bets)
             np.testing.assert_array_equal(mask, state.legal_mask())
             for slot in state.legal_actions():

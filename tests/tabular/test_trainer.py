@@ -154,36 +154,25 @@ def test_probabilities_read_the_table(abstraction: Any) -> None:
     blueprint = trainer.blueprint()
     tree = blueprint.tree
     state = HUNLState.new(trainer.game.config, 0, deck=[12, 25, 0, 1, 2, 3, 4, 5, 6])
-    from pokerai.search.beliefs import state_record
-
-    records = np.empty(1, dtype=blueprint.encoder.record_dtype)
-    records[0] = state_record(state, 0, state.hole_cards(0))
     mask, _ = slot_actions(state, blueprint.game.bets)
-    row = blueprint.probabilities_batch(records, mask[None, :], 0)[0]
+    row = blueprint.hand_probabilities(state, np.array([state.hole_cards(0)]), mask)[0]
     bucket = abstraction.bucket(0, state.hole_cards(0))
     count = int(tree.num_actions[0])
     expected = np.zeros(blueprint.num_slots)
     expected[tree.slots[0, :count]] = trainer.solver.average_strategy(0, [bucket])[0]
     np.testing.assert_allclose(row, expected, atol=1e-6)
-    # A batch that mixes public states answers each record as it would alone.
-    limped = state.after(ActionKind.CALL)  # the big blind to act preflop
-    flop = limped.after(ActionKind.CHECK)  # and first on the flop
-    mixed = np.empty(3, dtype=blueprint.encoder.record_dtype)
-    mixed[0] = state_record(flop, 1, flop.hole_cards(1))
-    mixed[1] = state_record(limped, 1, limped.hole_cards(1))
-    mixed[2] = state_record(flop, 1, flop.hole_cards(0))
-    masks = np.stack([slot_actions(spot, blueprint.game.bets)[0] for spot in (flop, limped, flop)])
-    batch = blueprint.probabilities_batch(mixed, masks, 1)
-    assert not np.array_equal(batch[0], batch[1])
-    for index in range(3):
-        alone = blueprint.probabilities_batch(mixed[index : index + 1], masks[index : index + 1], 1)[0]
-        np.testing.assert_array_equal(batch[index], alone)
-    # Read from the engine state directly, with no record, each gives the same strategy.
-    for index, spot in enumerate((flop, limped, flop)):
-        hole = mixed["hole"][index : index + 1].astype(np.int64)
-        np.testing.assert_array_equal(blueprint.hand_probabilities(spot, hole, masks[index])[0], batch[index])
-    with pytest.raises(ValueError, match="seat"):
-        blueprint.probabilities_batch(records, mask[None, :], 2)
+    # Hands on boards of their own answer as they would at a state with that board.
+    flop = state.after(ActionKind.CALL).after(ActionKind.CHECK)  # the big blind first on the flop
+    other = HUNLState.new(trainer.game.config, 0, deck=[12, 25, 0, 1, 7, 3, 9, 5, 6])
+    other = other.after(ActionKind.CALL).after(ActionKind.CHECK)
+    mask, _ = slot_actions(flop, blueprint.game.bets)
+    hands = np.array([[0, 1], [10, 11], [0, 1]])
+    boards = np.array([other.board, flop.board, flop.board])
+    rows = blueprint.hand_probabilities(flop, hands, mask, boards)
+    for index, spot in enumerate((other, flop, flop)):
+        alone = blueprint.hand_probabilities(spot, hands[index : index + 1], mask)[0]
+        np.testing.assert_array_equal(rows[index], alone)
+    assert not np.array_equal(rows[0], rows[2])  # the same hand on another flop buckets apart
 
 
 def test_bad_blueprint_folders_are_named(tmp_path: Path, abstraction: Any, fake_cache: Path) -> None:

@@ -249,11 +249,7 @@ class BlueprintAgent(Agent):
         """The policy's probabilities float64 ``[num_slots]`` (0 on illegal slots) and each slot's action."""
         state = replay_observation(observation)
         mask, actions = slot_actions(state, self._game.bets)
-        solution = (
-            self.allin_solution(observation, state)
-            if self.allin == "solve" and facing_offtree_allin(state, self._game.bets)
-            else None
-        )
+        solution = self._allin_answer(observation, state)
         if solution is not None:
             answer = solution.strategy[combo_index(*observation.hole_cards)]
             if answer.sum() > 0:  # every hand off the board has an answer; else the blueprint's below
@@ -261,15 +257,7 @@ class BlueprintAgent(Agent):
                 probabilities[FOLD_SLOT], probabilities[CHECK_CALL_SLOT] = answer[FOLD], answer[CALL]
                 return probabilities / probabilities.sum(), actions
         hole = np.array([observation.hole_cards], dtype=np.int64)
-        probabilities = self.blueprint.hand_probabilities(state, hole, mask)[0]
-        if not np.all(np.isfinite(probabilities)):
-            raise ValueError(f"the blueprint's policy gave non-finite probabilities {probabilities.tolist()}")
-        if self.threshold > 0:
-            kept = np.where(probabilities >= self.threshold, probabilities, 0.0)
-            if kept.sum() == 0:
-                kept[int(np.argmax(probabilities))] = 1.0
-            probabilities = kept / kept.sum()
-        return probabilities, actions
+        return self._blueprint_rows(state, mask, hole)[0], actions
 
     def range_decision(
         self, observation: Observation, hands: npt.NDArray[np.int64]
@@ -287,11 +275,7 @@ class BlueprintAgent(Agent):
         mask, actions = slot_actions(state, self._game.bets)
         probabilities = np.zeros((len(hands), mask.size))
         unsolved = np.ones(len(hands), dtype=np.bool_)
-        solution = (
-            self.allin_solution(observation, state)
-            if self.allin == "solve" and facing_offtree_allin(state, self._game.bets)
-            else None
-        )
+        solution = self._allin_answer(observation, state)
         if solution is not None:
             strategy = solution.strategy
             answers = strategy[COMBO_INDEX[hands[:, 0], hands[:, 1]]]
@@ -319,6 +303,13 @@ class BlueprintAgent(Agent):
         if not np.all(np.isfinite(rows)):
             raise ValueError("the blueprint's policy gave non-finite probabilities")
         return threshold_probabilities(rows, self.threshold)
+
+    def _allin_answer(self, observation: Observation, state: HUNLState) -> AllinSolution | None:
+        """The solved answer (:meth:`allin_solution`) when the agent solves off-menu all-ins and
+        ``state`` faces one; None otherwise."""
+        if self.allin == "solve" and facing_offtree_allin(state, self._game.bets):
+            return self.allin_solution(observation, state)
+        return None
 
     def answers_offtree_allin(self, observation: Observation) -> bool:
         """Whether :meth:`decision` answers ``observation`` with a solved all-in game (``allin="solve"``

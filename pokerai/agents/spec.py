@@ -84,8 +84,8 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
     :class:`~pokerai.search.config.SearchConfig`, each key's help from its field);
     ``tests/cli/test_startup.py`` holds the option keys equal to the ones :func:`make_agent` parses.
     """
-    from pokerai.search.config import SearchConfig, config_field, config_keys, config_value
-    from pokerai.search.config import spec_value as text
+    from pokerai.config import dotted_field, dotted_keys, dotted_value, option_text
+    from pokerai.search.config import SearchConfig
 
     defaults = SearchConfig()
     probability = "probability in (0, 1]"
@@ -129,8 +129,12 @@ def agent_catalogue() -> tuple[SpecInfo, ...]:
             (
                 *blueprint_options,
                 *(
-                    SpecOption(key, text(config_value(defaults, key)), config_field(key)[1].metadata["help"])
-                    for key in config_keys()
+                    SpecOption(
+                        key,
+                        option_text(dotted_value(defaults, key)),
+                        dotted_field(SearchConfig, key)[1].metadata["help"],
+                    )
+                    for key in dotted_keys(SearchConfig)
                 ),
             ),
         ),
@@ -190,9 +194,10 @@ def _blueprint(path: str) -> Agent:
 def _search(path: str) -> Agent:
     """A search agent: the blueprint agent's options, and the search's applied to its default config."""
     from pokerai.agents.search import load_search_agent
-    from pokerai.search.config import config_keys, load_search_config, with_overrides
+    from pokerai.config import dotted_keys
+    from pokerai.search.config import SearchConfig, load_search_config, with_overrides
 
-    path, options = _options(path, {*_BLUEPRINT_KEYS, *config_keys()})
+    path, options = _options(path, {*_BLUEPRINT_KEYS, *dotted_keys(SearchConfig)})
     search_options = {key: value for key, value in options.items() if key not in _BLUEPRINT_KEYS}
     config = with_overrides(load_search_config(), search_options)
     return load_search_agent(path, config, **_blueprint_options(options))
@@ -221,8 +226,8 @@ def _number(text: str, name: str) -> float:
 
 _PATH_FACTORIES: dict[str, Callable[[str], Agent]] = {"blueprint": _blueprint, "search": _search}
 
-PATH_AGENT_KINDS: tuple[str, ...] = ("blueprint", "search")
-"""Spec kinds that take a path (``KIND:PATH``); those without a factory are not available yet."""
+PATH_AGENT_KINDS: tuple[str, ...] = tuple(_PATH_FACTORIES)
+"""Spec kinds that take a path (``KIND:PATH``)."""
 
 
 def make_agent(spec: str) -> Agent:
@@ -240,10 +245,6 @@ def make_agent(spec: str) -> Agent:
                 return path_factory(path.strip())
             except ValueError as error:
                 raise ValueError(f"agent spec {spec!r}: {error}") from None
-        if kind in PATH_AGENT_KINDS:
-            raise ValueError(
-                f"agent spec {spec!r}: {kind} agents are not available yet; valid specs: {_valid_specs()}"
-            )
         raise ValueError(f"unknown agent spec {spec!r} (kind {kind!r}); valid specs: {_valid_specs()}")
     base, question, _ = name.partition("?")
     if question and base in _OPTION_FACTORIES:

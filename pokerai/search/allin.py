@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.abstraction.bets import BetAbstraction, legal_slot_amounts
-from pokerai.engine.cards import NUM_CARDS
+from pokerai.engine.cards import BOARD_SIZES, NUM_CARDS
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
 from pokerai.search.beliefs import history_prefix, public_beliefs, raise_slot
 from pokerai.search.combos import NUM_COMBOS, combos_holding
@@ -110,7 +110,7 @@ def allin_matrices(
     each player's stake ``i`` wins from ``j``. Cached for the last few boards
     (read-only arrays).
     """
-    if len(board) not in (0, 3, 4, 5) or len(set(board)) != len(board):
+    if len(board) not in BOARD_SIZES or len(set(board)) != len(board):
         raise ValueError(f"a board is 0, 3, 4 or 5 distinct cards, got {list(board)}")
     if not all(isinstance(card, int) and 0 <= card < NUM_CARDS for card in board):
         raise ValueError(f"board cards {list(board)} are not card ids 0..{NUM_CARDS - 1}")

@@ -22,20 +22,12 @@ spec to a config through the same loader. A key is a config key, dotted below a 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pokerai.config import (
-    dotted_field,
-    dotted_keys,
-    dotted_value,
-    load_config,
-    option_text,
-    with_text_options,
-)
+from pokerai.config import load_config, with_text_options
 
 
 def _is_number(value: object) -> bool:
@@ -199,30 +191,16 @@ def load_search_config(source: str | os.PathLike[str] | Mapping[str, Any] | None
 # ---------------------------------------------------------------------------- agent spec options
 
 
-def config_keys() -> tuple[str, ...]:
-    """Every key of :class:`SearchConfig` as a spec writes it: dotted below a street, in field order."""
-    return dotted_keys(SearchConfig)
-
-
-def config_field(key: str) -> tuple[Any, dataclasses.Field[Any]]:
-    """The type hint and the dataclass field of the (dotted) config ``key``; KeyError if there is none."""
-    return dotted_field(SearchConfig, key)
-
-
 def with_overrides(config: SearchConfig, options: Mapping[str, str]) -> SearchConfig:
     """``config`` with a spec's ``KEY=VALUE`` options applied, checked by the loader (module docstring).
 
-    Keys are :func:`config_keys`; values are read as :func:`~pokerai.config.with_text_options`
-    says. Raises :class:`~pokerai.config.ConfigError` (a ``ValueError``) that names the option
-    for an unknown key, a bad value and a config that breaks a cross-field rule.
+    Keys are the config's dotted keys (:func:`~pokerai.config.dotted_keys`); values are read as
+    :func:`~pokerai.config.with_text_options` says. Raises :class:`~pokerai.config.ConfigError` (a
+    ``ValueError``) that names the option for an unknown key, a bad value and a config that breaks
+    a cross-field rule.
     """
     return with_text_options(config, options, "search option")
 
-
-config_value = dotted_value
-"""The value of the (dotted) ``key`` in ``config``: ``config_value(config, "river.budget_ms")``."""
-spec_value = option_text
-"""A config value as a spec writes it: ``none``, ``0``/``1`` for booleans, ``75`` for 75.0."""
 
 __all__ = [
     "STREETS",
@@ -231,10 +209,6 @@ __all__ = [
     "SearchConfig",
     "StreetSearch",
     "TurnSearch",
-    "config_field",
-    "config_keys",
-    "config_value",
     "load_search_config",
-    "spec_value",
     "with_overrides",
 ]

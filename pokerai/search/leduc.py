@@ -33,7 +33,7 @@ At a public state (the board, if dealt, and the betting so far) with player
      it assumes the opponent keeps playing the blueprint whatever ``p`` does.
 
 4. **Solve and blend.** CFR+ over the subgame (:func:`~pokerai.search.subgame.solve`)
-   for ``iterations`` iterations (or until ``time_budget_ms``), then
+   for ``iterations`` iterations, then
    ``strategy = (1 − b)·blueprint + b·local`` with ``b = min(done / full_iterations, 1)``.
    Zero iterations play the blueprint exactly.
 
@@ -100,13 +100,10 @@ class LeducSearchConfig:
         leaves: ``"depth_limited"`` or ``"blueprint"`` (module docstring).
         bias: factor on the favoured action's probability in the biased
             continuation strategies.
-        time_budget_ms: stop a decision's solve after this many milliseconds
-            (at least one iteration runs); ``None`` for no limit.
         own_range: ``"search"`` (the searcher's range from the strategies it
             played at its earlier decisions) or ``"blueprint"`` (Bayes on the
             blueprint, as for the opponent).
-        safe: wrap the subgame in the re-solving gadget.
-        uniform_weight: the uniform share of the opponent's root reach in the gadget.
+        safe: wrap the subgame in the re-solving gadget (half the opponent's root reach uniform).
         root: ``"decision"`` (the subgame starts at the current decision) or
             ``"round"`` (at the start of the current round, the searcher's
             earlier decisions in it frozen; module docstring).
@@ -117,10 +114,8 @@ class LeducSearchConfig:
     full_iterations: int | None = 200
     leaves: str = "depth_limited"
     bias: float = 5.0
-    time_budget_ms: float | None = None
     own_range: str = "search"
     safe: bool = True
-    uniform_weight: float = 0.5
     root: Literal["decision", "round"] = "decision"
     floor: float = 0.0
 
@@ -140,10 +135,6 @@ class LeducSearchConfig:
             raise ValueError(f"floor must be a number in [0, 1), got {floor!r}")
         if not self.bias >= 1.0:
             raise ValueError(f"bias must be at least 1, got {self.bias!r}")
-        if self.time_budget_ms is not None and not self.time_budget_ms >= 0:
-            raise ValueError(
-                f"time_budget_ms must be a non-negative number or None, got {self.time_budget_ms!r}"
-            )
 
     @property
     def blend_iterations(self) -> int:
@@ -420,10 +411,7 @@ class LeducSearch:
         for node, (_, rows) in fixed.items():
             layout[inner.child_rows(node)] = rows.T
         possible = np.arange(NUM_CARDS) != public.board
-        gadget = with_resolve_gadget(
-            root, inner, layout, searcher, valid=VALID, uniform_weight=self.config.uniform_weight,
-            possible=possible,
-        )  # fmt: skip
+        gadget = with_resolve_gadget(root, inner, layout, searcher, valid=VALID, possible=possible)
         return LeducSubgame(
             gadget.game,
             tuple(gadget.node(node) for node in path),
@@ -474,10 +462,7 @@ class LeducSearch:
         local = blueprint
         if self.config.iterations > 0:
             subgame = self.subgame(public)
-            budget = None if self.config.time_budget_ms is None else self.config.time_budget_ms / 1000.0
-            solution = solve(
-                subgame.game, self.config.iterations, time_budget_s=budget, fixed=subgame.fixed or None
-            )
+            solution = solve(subgame.game, self.config.iterations, fixed=subgame.fixed or None)
             self.solutions.append(solution)
             searched = (subgame, solution)
             node = subgame.node

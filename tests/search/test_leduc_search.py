@@ -176,7 +176,6 @@ def test_unsafe_root_is_exploitable() -> None:
         ({"full_iterations": 0}, "full_iterations"),
         ({"leaves": "none"}, "leaves"),
         ({"bias": 0.5}, "bias"),
-        ({"time_budget_ms": -1.0}, "time_budget_ms"),
         ({"own_range": "other"}, "own_range"),
         ({"root": "street"}, "root"),
         ({"floor": 1.0}, "floor"),

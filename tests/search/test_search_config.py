@@ -10,14 +10,13 @@ import yaml
 
 from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import agent_catalogue, make_agent
-from pokerai.config import ConfigError, config_to_dict
+from pokerai.config import ConfigError, config_to_dict, dotted_keys
 from pokerai.deepcfr.export import Blueprint
 from pokerai.search.config import (
     FlopSearch,
     RiverSearch,
     SearchConfig,
     TurnSearch,
-    config_keys,
     load_search_config,
     with_overrides,
 )
@@ -100,7 +99,7 @@ def test_an_unknown_key_is_an_error_that_lists_the_known_ones() -> None:
     with pytest.raises(ConfigError, match=r"unknown search option 'river\.depth'") as error:
         with_overrides(SearchConfig(), {"river.depth": "3"})
     listed = str(error.value).partition("options: ")[2].split(", ")
-    assert listed == list(config_keys())
+    assert listed == list(dotted_keys(SearchConfig))
     assert {"river.budget_ms", "turn.iterations", "safe", "floor"} <= set(listed)
     assert not {"turn", "river", "preflop.iterations", "river_cards"} & set(listed)
 

@@ -41,6 +41,11 @@ INDEPENDENT: tuple[frozenset[str], ...] = (frozenset({"deepcfr", "tabular"}),)
 """Parts of one layer that may not import each other: the two blueprint kinds share only what lies
 below them (hold'em itself in ``games/holdem.py``)."""
 
+NETWORK_FREE: frozenset[str] = frozenset({"tabular", "search", "eval"})
+"""Parts that may not import ``deepcfr`` although it lies below them: the default bot (search over the
+tabular blueprint) and its evaluation reach a Deep CFR blueprint only through the ``Blueprint``
+protocol of ``games/holdem.py``."""
+
 
 def module_name(path: Path, root: Path) -> str:
     """The dotted name of the module at ``path`` inside the package folder ``root``."""
@@ -106,7 +111,7 @@ def part_of(name: str) -> str | None:
 
 def independent_imports(root: Path) -> list[str]:
     """Every import in the package at ``root`` between two parts that :data:`INDEPENDENT` keeps apart,
-    as ``file:line: a -> b``."""
+    and of ``deepcfr`` by a part of :data:`NETWORK_FREE`, as ``file:line: a -> b``."""
     problems = []
     for path in sorted(root.rglob("*.py")):
         module = module_name(path, root)
@@ -117,6 +122,11 @@ def independent_imports(root: Path) -> list[str]:
                 problems.append(
                     f"{path.relative_to(root.parent)}:{line}: {module} imports {name} ({own} and {other} "
                     "may not import each other)"
+                )
+            elif other == "deepcfr" and own in NETWORK_FREE:
+                problems.append(
+                    f"{path.relative_to(root.parent)}:{line}: {module} imports {name} ({own} may not "
+                    "import deepcfr)"
                 )
     return problems
 
@@ -273,6 +283,20 @@ def test_an_import_between_the_blueprint_kinds_is_found(tmp_path: Path, file: st
     root = package_of(tmp_path, {file: text})
     assert len(independent_imports(root)) == 1
     assert upward_imports(root) == []  # one layer: only the rule for independent parts catches it
+
+
+@pytest.mark.parametrize(
+    ("file", "text"),
+    [
+        ("search/beliefs.py", "from pokerai.deepcfr.encoding import NOT_DEALT\n"),
+        ("search/rollouts.py", "def later():\n    from ..deepcfr import export\n"),
+        ("eval/aivat.py", "import pokerai.deepcfr.export\n"),
+    ],
+)
+def test_the_search_or_evaluation_importing_deepcfr_is_found(tmp_path: Path, file: str, text: str) -> None:
+    root = package_of(tmp_path, {file: text})
+    assert len(independent_imports(root)) == 1
+    assert upward_imports(root) == []  # deepcfr lies below them: only this rule catches it
 
 
 def test_imports_down_and_sideways_are_allowed(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ its answers for all 1,326 combinations are kept per preflop history
 This script times both ways on the same river decisions, in the same run:
 
 * **fresh**: every past decision is a network call over the hands still in the
-  range (how the beliefs were computed before the cache);
+  range, with no cache;
 * **cached**: the search agent's way, the cache shared across the decisions, as
   in a match (the first hand of each preflop history fills it). Each cached pass
   starts from an empty cache and prints its misses.

@@ -10,7 +10,7 @@ by street, and each median over the reference's.
     OMP_NUM_THREADS=1 python benchmarks/bench_blueprint_play.py \\
         "blueprint:checkpoints/hunl_tiny?threshold=0.3&allin=solve" blueprint:checkpoints/hunl_blueprint
 
-(the Deep CFR blueprint as played before the tabular one, against the shipped blueprint).
+(the Deep CFR blueprint at its playing options, against the shipped tabular blueprint).
 """
 
 from __future__ import annotations

@@ -135,7 +135,6 @@ def startup_table(repeats: int, cold: bool) -> str:
 PLAY_WAITS_SEEDS = (5, 11, 23)
 """Seeds of the ``--play-waits`` sessions (chosen after the budgets were set; the user has the button
 in every session's first hand)."""
-BOT_REPLY = r"your action> |score after 1 hand"
 
 
 def first_hand(env: dict[str, str], seed: int, shove_after: float | None) -> tuple[float, bool]:

@@ -20,7 +20,7 @@ MODULES = sorted(
 
 
 def test_the_engine_and_the_solvers_have_examples() -> None:
-    """A refactor that dropped the examples (or stopped this file finding them) fails here."""
+    """Fails when these modules carry no examples, or this file no longer finds them."""
     with_examples = {name for name in MODULES if _has_examples(importlib.import_module(name))}
     expected = {f"pokerai.engine.{name}" for name in ("cards", "equity", "evaluator", "state")}
     expected |= {f"pokerai.solvers.{name}" for name in ("best_response", "cfr", "minimax")}

@@ -54,7 +54,7 @@ def test_the_shipped_default_blueprint_loads_with_its_config_tree_and_buckets() 
 
 
 def test_the_deep_cfr_blueprint_loads_and_matches_its_config() -> None:
-    """checkpoints/hunl_tiny, the Deep CFR blueprint (the default bot before the tabular one)."""
+    """checkpoints/hunl_tiny, the shipped Deep CFR blueprint, matches its training config."""
     blueprint = Blueprint.load(ROOT / "checkpoints" / "hunl_tiny")
     assert blueprint.config == load_deepcfr_config(ROOT / "configs" / "hunl_tiny.yaml")
     assert (ROOT / "checkpoints" / "hunl_tiny" / "policy.pt").stat().st_size < 5_000_000

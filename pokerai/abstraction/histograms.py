@@ -41,7 +41,6 @@ from pokerai.rng import splitmix64
 
 STRENGTH_SCALE = 1980
 """River strength numerators run from 0 (loses to every hand) to 1980 (beats every hand)."""
-_OPPONENT_HANDS = 990  # C(45, 2)
 _HOLES_PER_BOARD = 1081  # C(47, 2)
 _SUIT_SHIFT = 16
 _SUIT_MASK = (1 << _SUIT_SHIFT) - 1

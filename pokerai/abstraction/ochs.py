@@ -33,6 +33,7 @@ from numba import njit, prange
 
 from pokerai.abstraction.clustering import percentile_buckets
 from pokerai.abstraction.histograms import (
+    _HOLES_PER_BOARD,
     _rank_river_holes,
     _river_hand_indices,
     _tie_group_end,
@@ -41,7 +42,6 @@ from pokerai.abstraction.histograms import (
 from pokerai.abstraction.isomorphism import board_indexer, street_indexer, unindex_hand
 from pokerai.engine.evaluator import tables
 
-_HOLES_PER_BOARD = 1081  # C(47, 2)
 _FEATURE_BUFFER_BYTES = 1 << 25
 """Feature rows of one batch of boards (float32): bounds the memory of :func:`ochs_river_table`."""
 _UNFILLED = 255

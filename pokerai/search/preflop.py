@@ -2,9 +2,7 @@
 
 :func:`preflop_equity_matrix` is each pair's all-in equity over seeded board run-outs
 (built once per process, seconds, by a numba kernel that a warm-up thread may run). The
-street pipeline's preflop (:class:`pokerai.search.street.PreflopPayoffs`) pays a called
-all-in and, where a flop is to come, the pot by it; the all-in answer
-(:mod:`pokerai.search.allin`) pays a called preflop shove by it.
+all-in answer (:mod:`pokerai.search.allin`) pays a called preflop shove by it.
 """
 
 from __future__ import annotations

@@ -128,8 +128,7 @@ def _biased(
     else:
         favoured = [slot not in (FOLD_SLOT, CHECK_CALL_SLOT) for slot in slots]
     biased = rows * np.where(favoured, bias, 1.0).astype(rows.dtype)
-    total = biased.sum(axis=-1, keepdims=True)
-    result: npt.NDArray[np.float64] = np.where(total > 0, biased / np.where(total > 0, total, 1.0), rows)
+    result: npt.NDArray[np.float64] = normalize_rows_or(biased, rows)
     return result
 
 

@@ -28,7 +28,7 @@ for the reached ones each probability in 8 bits, the row's 255ths summing to exa
 plays uniformly, as in the full table. The card abstraction is found in or built into the cache
 (:func:`~pokerai.abstraction.cache.cached_abstraction`), unless the folder carries it as
 ``abstraction.npz`` (compressed; :meth:`TabularBlueprint.save` with ``abstraction=True``), as
-the shipped ``checkpoints/hunl_mccfr`` does, so that it plays at once on a fresh install.
+the shipped ``checkpoints/hunl_blueprint`` does, so that it plays at once on a fresh install.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from pokerai.config import ConfigError, dump_config
 from pokerai.engine.cards import BOARD_SIZES
 from pokerai.engine.state import HUNLState
 from pokerai.games.holdem import Blueprint, chip_scale, decision_view, record_boards
+from pokerai.solvers.policy import normalize_rows_or
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.tree import BettingTree, hunl_betting_tree
 
@@ -84,8 +85,7 @@ def normalised_strategy(
         count = int(tree.num_actions[node])
         start = int(offsets[node])
         rows = out[start : start + buckets[int(tree.street[node])] * count].reshape(-1, count)
-        totals = rows.sum(axis=1, keepdims=True)
-        rows[:] = np.where(totals > 0, rows / np.where(totals > 0, totals, 1.0), 1.0 / count)
+        rows[:] = normalize_rows_or(rows, 1.0 / count)
     return out.astype(np.float32)
 
 

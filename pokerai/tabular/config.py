@@ -1,4 +1,4 @@
-"""The config of a tabular MCCFR blueprint run (``configs/hunl_mccfr*.yaml``), free of torch.
+"""The config of a tabular MCCFR blueprint run (``configs/hunl_blueprint.yaml``), free of torch.
 
 A YAML file with ``algorithm: mccfr`` is one of these; ``pokerai train`` tells the two
 kinds of run apart by that key (Deep CFR configs have none). ``abstraction`` names a card

@@ -96,12 +96,6 @@ def cell_name(row: int, column: int) -> str:
     return f"{GRID_RANKS[column]}{GRID_RANKS[row]}o"
 
 
-def combo_cells() -> npt.NDArray[np.int64]:
-    """int64 ``[1326]``: the grid cell ``row * 13 + column`` of each combination of
-    :data:`~pokerai.search.combos.ALL_COMBOS` (a copy)."""
-    return _COMBO_CELL.copy()
-
-
 # ---------------------------------------------------------------------------- spots
 
 
@@ -783,7 +777,6 @@ __all__ = [
     "apply_action",
     "board_rounds",
     "cell_name",
-    "combo_cells",
     "equity_against_range",
     "parse_log",
     "parse_spot",

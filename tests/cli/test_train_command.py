@@ -63,7 +63,7 @@ def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path)
 def test_a_config_file_without_game_and_iterations_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str | None
 ) -> None:
-    """An empty file (or /dev/null) used to train a default run silently."""
+    """An empty config file (or /dev/null) is refused with one sentence, not trained as a default run."""
     config = Path("/dev/null") if text is None else tmp_path / "config.yaml"
     if text is not None:
         config.write_text(text)

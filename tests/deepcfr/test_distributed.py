@@ -137,6 +137,7 @@ def test_two_workers_fill_the_reservoirs_as_one_process_does(local_ray: Any, tmp
     assert pool.stats.restarts == 0
 
 
+@pytest.mark.slow  # about 9 s: trains, kills a worker, resumes and trains the reference
 def test_a_worker_killed_mid_iteration_is_replaced_and_the_run_resumes(
     local_ray: Any, tmp_path: Path
 ) -> None:
@@ -192,6 +193,7 @@ def test_a_range_that_fails_on_every_retry_stops_the_run_with_a_clear_error(
             trainer.run_iteration()
 
 
+@pytest.mark.slow  # about 7 s: waits out the pool's start-up timeout
 def test_a_cluster_without_free_cpus_is_a_clear_error_not_a_hang(local_ray: Any) -> None:
     config = load_deepcfr_config(LEDUC)
     # The third never gets a CPU; how many of the other two start in 4 s depends on the machine.

@@ -108,6 +108,7 @@ def correct_curve() -> list[float]:
     return curve
 
 
+@pytest.mark.slow  # about 10 s: the module's reference curve, which the slow tests below share
 def test_correct_reference_equals_production_solver(correct_curve: list[float]) -> None:
     reference = recursive_cfr()
     # Bit-for-bit: the production kernel adds regrets in the recursive (depth-first)

@@ -43,6 +43,7 @@ from pokerai.agents.blueprint import (
 )
 from pokerai.config import config_to_dict
 from pokerai.engine.state import Action, HUNLState
+from pokerai.games.holdem import Blueprint
 from pokerai.search.allin import load_solver_kernel, solver_ready
 from pokerai.search.beliefs import (
     combo_probabilities,
@@ -58,7 +59,6 @@ from pokerai.search.street import StreetOptions, avoid_hugepage_stalls, solve_st
 from pokerai.search.subgame import blend
 from pokerai.search.tree import Exact, action_label
 from pokerai.solvers.policy import normalize_rows_or
-from pokerai.tabular.blueprint import AnyBlueprint
 
 LEAF_GROUPS_PER_DOUBLING = 0.5
 """Leaves whose stack-to-pot ratios lie within a factor of 4 share one rollout (:class:`LeafSettings`)."""
@@ -94,7 +94,7 @@ class SearchAgent(BlueprintAgent):
 
     def __init__(
         self,
-        blueprint: AnyBlueprint,
+        blueprint: Blueprint,
         config: SearchConfig | None = None,
         *,
         threshold: float = 0.0,

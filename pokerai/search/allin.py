@@ -55,6 +55,7 @@ import numpy.typing as npt
 from pokerai.abstraction.bets import BetAbstraction, legal_slot_amounts
 from pokerai.engine.cards import BOARD_SIZES, NUM_CARDS
 from pokerai.engine.state import Action, ActionKind, HUNLConfig, HUNLState, Street
+from pokerai.games.holdem import Blueprint
 from pokerai.search.beliefs import history_prefix, public_beliefs, raise_slot
 from pokerai.search.combos import NUM_COMBOS, combos_holding
 from pokerai.search.equity import ranks_on_boards, sample_seed, turn_street_matrices
@@ -62,7 +63,6 @@ from pokerai.search.payoffs import SHOWDOWN_MATRIX, VALID_MATRIX, street_termina
 from pokerai.search.preflop import PREFLOP_MATRIX_BUILT, equity_payoffs, preflop_equity_matrix
 from pokerai.search.showdown import river_matrices
 from pokerai.search.subgame import Decision, Subgame, Terminal, solve
-from pokerai.tabular.blueprint import AnyBlueprint
 
 EQUITY_MATRIX = SHOWDOWN_MATRIX
 """Indices of the two matrices of an all-in game: pairs that can meet (folds), and the all-in equity."""
@@ -200,7 +200,7 @@ def before_last_action(state: HUNLState) -> HUNLState:
 
 
 def solve_allin(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     *,
     iterations: int = DEFAULT_ITERATIONS,

@@ -29,8 +29,8 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts, translate
 from pokerai.engine.state import Action, ActionKind, HUNLState, Street
+from pokerai.games.holdem import Blueprint
 from pokerai.search.combos import ALL_COMBOS, NUM_COMBOS, combos_holding
-from pokerai.tabular.blueprint import AnyBlueprint
 
 
 def threshold_probabilities(probabilities: npt.ArrayLike, threshold: float) -> npt.NDArray[np.float64]:
@@ -51,7 +51,7 @@ def threshold_probabilities(probabilities: npt.ArrayLike, threshold: float) -> n
 
 
 def combo_probabilities(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     combos: npt.NDArray[np.int64],
     threshold: float = 0.0,
@@ -115,12 +115,12 @@ PREFLOP_CACHE_SIZE = 256
 (each float64 ``[1326, num_slots]``, about 85 kB with 8 slots)."""
 
 _PREFLOP_PROBABILITIES: weakref.WeakKeyDictionary[
-    AnyBlueprint, OrderedDict[Any, tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]]
+    Blueprint, OrderedDict[Any, tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]]
 ] = weakref.WeakKeyDictionary()
 
 
 def _history_probabilities(
-    blueprint: AnyBlueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
+    blueprint: Blueprint, state: HUNLState, candidates: npt.NDArray[np.int64]
 ) -> tuple[tuple[int, ...], list[int], npt.NDArray[np.float64]]:
     """:func:`combo_probabilities` (unthresholded) for ``candidates`` at a past decision ``state``.
 
@@ -168,7 +168,7 @@ def _bayes_update(
 
 
 def _replay_ranges(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     end: int,
     players: Sequence[int],
@@ -196,7 +196,7 @@ def _replay_ranges(
 
 
 def public_beliefs(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     *,
     threshold: float = 0.0,
@@ -240,7 +240,7 @@ def public_beliefs(
 
 
 def opponent_range(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     opponent: int,
     *,

@@ -20,12 +20,12 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.state import HUNLState, Street
+from pokerai.games.holdem import Blueprint
 from pokerai.search.combos import ALL_COMBOS, combo_rows
 from pokerai.search.equity import card_showdowns, flop_matrices, next_cards, turn_street_matrices
 from pokerai.search.rollouts import LeafSettings, RolloutLeaves
 from pokerai.search.showdown import river_card_payoffs, river_pair_matrices
 from pokerai.search.subgame import SHARES_NO_CARD, CardPayoffs, Decision, Terminal
-from pokerai.tabular.blueprint import AnyBlueprint
 
 VALID_MATRIX, SHOWDOWN_MATRIX = 0, 1
 """Indices of the two matrices every street subgame has: pairs that can meet, and the showdown
@@ -85,7 +85,7 @@ class RolloutPayoffs:
 
     def __init__(
         self,
-        blueprint: AnyBlueprint,
+        blueprint: Blueprint,
         board: tuple[int, ...],
         hands: npt.NDArray[np.int64],
         chooser: int,
@@ -142,7 +142,7 @@ def _leaf_cards(
 
 
 def make_payoffs(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     hands: npt.NDArray[np.int64],
     chooser: int,

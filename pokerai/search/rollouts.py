@@ -26,13 +26,13 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, slot_actions
 from pokerai.engine.state import HUNLState
+from pokerai.games.holdem import Blueprint
 from pokerai.search.beliefs import threshold_probabilities
 from pokerai.search.combos import ALL_COMBOS, CARD_IN_COMBO
 from pokerai.search.equity import valid_pairs
 from pokerai.search.subgame import Decision, Terminal, is_count
 from pokerai.search.tree import menu_children
 from pokerai.solvers.policy import normalize_rows_or
-from pokerai.tabular.blueprint import AnyBlueprint
 
 CONTINUATIONS: tuple[str, ...] = ("blueprint", "fold", "call", "raise")
 """The continuation strategies an opponent picks from at a depth-limited leaf."""
@@ -137,7 +137,7 @@ ROLLOUT_MIN_PROBABILITY = 1e-5
 
 
 def rollout_matrices(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     leaf: HUNLState,
     hands: npt.NDArray[np.int64],
     cards: Sequence[int],
@@ -242,7 +242,7 @@ class RolloutLeaves:
 
     def __init__(
         self,
-        blueprint: AnyBlueprint,
+        blueprint: Blueprint,
         hands: npt.NDArray[np.int64],
         matrices: list[npt.NDArray[np.float64]],
         cards: Sequence[int],

@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pokerai.engine.state import HUNLState
+from pokerai.games.holdem import Blueprint
 from pokerai.search.buckets import bucket_rows, bucketed_layout, bucketed_subgame, hand_buckets
 from pokerai.search.combos import NUM_COMBOS, combos_holding
 from pokerai.search.payoffs import VALID_MATRIX, RiverPayoffs, RolloutPayoffs, make_payoffs
@@ -63,7 +64,6 @@ from pokerai.search.subgame import (
 )
 from pokerai.search.tree import Exact, StreetTree, build_street_tree, street_blueprint
 from pokerai.solvers.policy import normalize_rows_or
-from pokerai.tabular.blueprint import AnyBlueprint
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ class PreparedStreet:
 
 
 def prepare_street(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     own: npt.ArrayLike,
     opponent: npt.ArrayLike,
@@ -194,7 +194,7 @@ def prepare_street(
 
 
 def solve_street(
-    blueprint: AnyBlueprint,
+    blueprint: Blueprint,
     state: HUNLState,
     own: npt.ArrayLike,
     opponent: npt.ArrayLike,

@@ -24,9 +24,9 @@ import numpy.typing as npt
 
 from pokerai.abstraction.bets import CHECK_CALL_SLOT, FOLD_SLOT, BetAbstraction, legal_slot_amounts
 from pokerai.engine.state import Action, ActionKind, HUNLState
+from pokerai.games.holdem import Blueprint
 from pokerai.search.beliefs import action_slots, combo_probabilities, history_prefix, raise_slot
 from pokerai.search.subgame import CardPayoffs, Decision, Subgame, Terminal
-from pokerai.tabular.blueprint import AnyBlueprint
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def _children_rows(
 
 
 def street_blueprint(
-    blueprint: AnyBlueprint, tree: StreetTree, threshold: float = 0.0
+    blueprint: Blueprint, tree: StreetTree, threshold: float = 0.0
 ) -> npt.NDArray[np.float64]:
     """The blueprint in :attr:`~pokerai.search.subgame.Solution.average` layout for ``tree``.
 

@@ -38,7 +38,7 @@ import json
 import os
 import zipfile
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +50,7 @@ from pokerai.atomic import write_atomically
 from pokerai.config import ConfigError, dump_config
 from pokerai.engine.cards import BOARD_SIZES
 from pokerai.engine.state import HUNLState
-from pokerai.games.holdem import Blueprint, chip_scale, decision_view, record_boards
+from pokerai.games.holdem import chip_scale, decision_view, record_boards
 from pokerai.solvers.policy import normalize_rows_or
 from pokerai.tabular.config import TabularConfig, load_tabular_config
 from pokerai.tabular.tree import BettingTree, hunl_betting_tree
@@ -386,15 +386,9 @@ def read_arrays(
     return meta, arrays
 
 
-AnyBlueprint: TypeAlias = Blueprint
-"""A playable blueprint of either kind (:class:`~pokerai.games.holdem.Blueprint`), under the name
-the search imports it by."""
-
-
 __all__ = [
     "ABSTRACTION_FILE",
     "STRATEGY_FILE",
-    "AnyBlueprint",
     "TabularBlueprint",
     "TabularBlueprintError",
     "infoset_rows",

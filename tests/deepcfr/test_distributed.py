@@ -168,6 +168,7 @@ def test_a_worker_killed_mid_iteration_is_replaced_and_the_run_resumes(
     assert_same_buffers(resumed, reference)
 
 
+@pytest.mark.slow  # about 6 s: kills a worker and trains on
 def test_a_worker_killed_between_iterations_is_replaced(local_ray: Any, tmp_path: Path) -> None:
     config = load_deepcfr_config(LEDUC)
     with RayTraversalPool(config, 2) as pool:
@@ -182,6 +183,7 @@ def test_a_worker_killed_between_iterations_is_replaced(local_ray: Any, tmp_path
     assert_same_buffers(trainer, one_process(tmp_path / "local"))
 
 
+@pytest.mark.slow  # about 3 s: retries a failing range until the run stops
 def test_a_range_that_fails_on_every_retry_stops_the_run_with_a_clear_error(
     local_ray: Any, tmp_path: Path
 ) -> None:

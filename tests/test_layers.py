@@ -277,26 +277,17 @@ def test_an_upward_import_is_found(tmp_path: Path, file: str, text: str) -> None
         ("tabular/blueprint.py", "def later():\n    from ..deepcfr import export\n"),
         ("deepcfr/export.py", "from pokerai.tabular.blueprint import TabularBlueprint\n"),
         ("deepcfr/__init__.py", "import pokerai.tabular.tree\n"),
-    ],
-)
-def test_an_import_between_the_blueprint_kinds_is_found(tmp_path: Path, file: str, text: str) -> None:
-    root = package_of(tmp_path, {file: text})
-    assert len(independent_imports(root)) == 1
-    assert upward_imports(root) == []  # one layer: only the rule for independent parts catches it
-
-
-@pytest.mark.parametrize(
-    ("file", "text"),
-    [
         ("search/beliefs.py", "from pokerai.deepcfr.encoding import NOT_DEALT\n"),
         ("search/rollouts.py", "def later():\n    from ..deepcfr import export\n"),
         ("eval/aivat.py", "import pokerai.deepcfr.export\n"),
     ],
 )
-def test_the_search_or_evaluation_importing_deepcfr_is_found(tmp_path: Path, file: str, text: str) -> None:
+def test_an_import_kept_apart_is_found(tmp_path: Path, file: str, text: str) -> None:
+    """Between the two blueprint kinds (one layer), or of deepcfr by the search or evaluation (which
+    lie above it): only the rules for parts kept apart catch these, not the layers."""
     root = package_of(tmp_path, {file: text})
     assert len(independent_imports(root)) == 1
-    assert upward_imports(root) == []  # deepcfr lies below them: only this rule catches it
+    assert upward_imports(root) == []
 
 
 def test_imports_down_and_sideways_are_allowed(tmp_path: Path) -> None:

@@ -3,13 +3,13 @@
 For each spot (``--spots``: a river, a turn and a flop, both players with the same bet and raise
 sizes on every street), each solver runs in its own processes with ``--threads`` threads:
 ``pokerai spot ... --json`` twice, with the target 0.5% of the pot and with 0.3%; postflop-solver
-(Rust: Discounted CFR, SIMD, rayon) once, to 0.3%, reporting when it first reached each target
-(its value and exploitability are those at the end of that run). The peer is built from ``../shared/peers`` by
-``../shared/tools/build_postflop_solver.sh`` with the harness ``benchmarks/peers/postflop_solver_spot.rs``
-(the build is kept in ``--build-dir`` and redone when the harness or the script changes). Both check
-the exploitability every 10 iterations, and the check's time counts. The all-in rules are
-postflop-solver's defaults (add all-in at most 1.5 pots, force it at an SPR of at most 0.15, merge
-sizes within 10%), no donk sizes, no rake.
+(Rust: Discounted CFR, SIMD, rayon) once, to 0.3%, reporting when it first reached each target (its
+value and exploitability are those at the end of that run). The peer is built from
+``../shared/peers`` by ``../shared/tools/build_postflop_solver.sh`` with the harness
+``benchmarks/peers/postflop_solver_spot.rs``; the build is kept in ``--build-dir`` and redone when
+the harness or the script changes. Both check the exploitability every 10 iterations, and the
+check's time counts. The all-in rules are postflop-solver's defaults (add all-in at most 1.5 pots,
+force it at an SPR of at most 0.15, merge sizes within 10%), no donk sizes, no rake.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_spot.py               # river, turn, flop: minutes
     OMP_NUM_THREADS=1 python benchmarks/bench_spot.py --quick       # the river spot only
@@ -19,7 +19,8 @@ iterations and their checks, without building the tree), ours over the peer's, i
 peak resident memory of each process, OOP's expected share of the pot at the root (the game value,
 chips), the exploitability reached (% of the pot), and whether the two values agree within the
 sum of the two exploitabilities in chips. The second: each spot's tree, as both solvers count its
-nodes, and the memory each estimates before allocating. Linux only (peak memory from ``wait4``).
+nodes, and the memory each estimates before allocating. An untimed run of the river spot fills
+numba's cache first. Needs GNU time (``/usr/bin/time``) for the peak memory.
 """
 
 from __future__ import annotations
@@ -211,6 +212,8 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown spot {unknown[0]!r}: choose from {', '.join(SPOTS)}")
     binary = build_peer(args.build_dir)
+    if not args.peer_only:  # fills numba's cache, so that no timed run compiles
+        run_ours(SPOTS["river"], TARGETS[0], args.threads, args.max_iterations)
 
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(

@@ -86,7 +86,13 @@ impl Walk {
         }
     }
 
-    fn player_node(&mut self, tree: &mut ActionTree, path: &mut Vec<String>, street: usize, player: i32) {
+    fn player_node(
+        &mut self,
+        tree: &mut ActionTree,
+        path: &mut Vec<String>,
+        street: usize,
+        player: i32,
+    ) {
         self.emit(path, "player", player, tree.total_bet_amount());
         self.player_nodes += 1;
         for action in tree.available_actions().to_vec() {
@@ -105,7 +111,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| -> f64 {
-            let text = args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
+            let text = args
+                .next()
+                .unwrap_or_else(|| fail(&format!("{name} needs a value")));
             parse_number(&text, name)
         };
         match arg.as_str() {
@@ -122,7 +130,9 @@ fn main() {
         "flop" => (0, BoardState::Flop),
         "turn" => (1, BoardState::Turn),
         "river" => (2, BoardState::River),
-        other => fail(&format!("street must be flop, turn or river, got {other:?}")),
+        other => fail(&format!(
+            "street must be flop, turn or river, got {other:?}"
+        )),
     };
     let pot: i32 = parse_number(&positional[1], "POT");
     let stack: i32 = parse_number(&positional[2], "STACK");
@@ -132,15 +142,24 @@ fn main() {
             if pair.len() != 2 {
                 fail("bet and raise sizes come in pairs");
             }
-            BetSizeOptions::try_from((pair[0].as_str(), pair[1].as_str())).unwrap_or_else(|e| fail(&e))
+            BetSizeOptions::try_from((pair[0].as_str(), pair[1].as_str()))
+                .unwrap_or_else(|e| fail(&e))
         })
         .collect();
     // sizes[street][player]
     let sizes: Vec<[BetSizeOptions; 2]> = match pairs.len() {
-        1 => (0..3).map(|_| [pairs[0].clone(), pairs[0].clone()]).collect(),
-        3 => (0..3).map(|s| [pairs[s].clone(), pairs[s].clone()]).collect(),
-        6 => (0..3).map(|s| [pairs[2 * s].clone(), pairs[2 * s + 1].clone()]).collect(),
-        n => fail(&format!("expected 1, 3 or 6 pairs of bet and raise sizes, got {n}")),
+        1 => (0..3)
+            .map(|_| [pairs[0].clone(), pairs[0].clone()])
+            .collect(),
+        3 => (0..3)
+            .map(|s| [pairs[s].clone(), pairs[s].clone()])
+            .collect(),
+        6 => (0..3)
+            .map(|s| [pairs[2 * s].clone(), pairs[2 * s + 1].clone()])
+            .collect(),
+        n => fail(&format!(
+            "expected 1, 3 or 6 pairs of bet and raise sizes, got {n}"
+        )),
     };
     let config = TreeConfig {
         initial_state,
@@ -158,7 +177,12 @@ fn main() {
         merging_threshold: merge,
     };
     let mut tree = ActionTree::new(config).unwrap_or_else(|e| fail(&e));
-    let mut walk = Walk { lines: Vec::new(), player_nodes: 0, chance_nodes: 0, terminal_nodes: 0 };
+    let mut walk = Walk {
+        lines: Vec::new(),
+        player_nodes: 0,
+        chance_nodes: 0,
+        terminal_nodes: 0,
+    };
     let mut path = vec!["Root".to_string()];
     walk.player_node(&mut tree, &mut path, street, 0);
     let mut out = walk.lines.join("\n");

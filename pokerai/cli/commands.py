@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "play": "play heads-up no-limit hold'em against the bot in the terminal",
     "acpc": "play an agent against an ACPC dealer (protocol 2.0.0, no-limit reverse blinds)",
     "agents": "list every agent spec with its options and defaults",
+    "spot": "solve a postflop spot, range against range, to the end of the river",
     "analyze": "a hand analyzer in the browser: what the bot would do at a spot, and why",
 }
 """Every command and its one-line help."""

@@ -148,7 +148,7 @@ def run_peer(binary: Path, spot: Spot, threads: int, max_iterations: int) -> Run
 def run_ours(spot: Spot, target: float, threads: int, max_iterations: int) -> Run:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": str(threads)}
     argv = [sys.executable, "-m", "pokerai.cli.main", "spot", *spot.arguments(), "--target", str(target)]
-    argv += ["--threads", str(threads), "--max-iterations", str(max_iterations), "--json"]
+    argv += ["--threads", str(threads), "--iterations", str(max_iterations), "--json"]
     run = run_measured(argv, env)
     run.summary.pop("strategy", None)  # the whole strategy: large on the flop, unused here
     return run

@@ -130,7 +130,7 @@ def _street_locals(
     chances: dict[int, list[int]] = {}
     roots = [0] + [first[i] for i, node in enumerate(order) if node.kind == CHANCE]
     for root in roots:
-        offset, found, stack = 0, [], [root]
+        offset, found, stack = 0, list[int](), [root]
         while stack:
             index = stack.pop()
             node = order[index]

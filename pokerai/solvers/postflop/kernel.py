@@ -118,7 +118,7 @@ def discount(iteration: int) -> npt.NDArray[np.float64]:
 
 def scratch(depth: int, actions: int, hands: int) -> Scratch:
     """Buffers for a walk of a tree ``depth`` deep with at most ``actions`` children."""
-    return _scratch(depth, actions, hands)  # type: ignore[no-any-return]
+    return _scratch(depth, actions, hands)
 
 
 @numba.njit(cache=True)

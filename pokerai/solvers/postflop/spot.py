@@ -134,7 +134,7 @@ def _tree_config(config: SpotConfig, street: int) -> TreeConfig:
             raise SpotError(f"{name.replace('_', ' ')} must be a non-negative number, got {value!r}")
     return TreeConfig(
         street=street, pot=config.pot, stack=config.stack,
-        sizes=tuple((a, b) for a, b in sizes),  # type: ignore[arg-type]
+        sizes=tuple((a, b) for a, b in sizes),
         raise_cap=config.raise_cap, add_allin_threshold=float(config.add_allin_threshold),
         force_allin_threshold=float(config.force_allin_threshold),
         merging_threshold=float(config.merging_threshold),

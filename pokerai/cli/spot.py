@@ -352,8 +352,10 @@ class SolveProgress:
     def __call__(self, iteration: int, exploitability: float) -> None:
         self.last = (iteration, exploitability)
         if self.bar is not None:
+            self.bar.set_postfix_str(
+                f"exploitability {exploitability:.3f}% (target {self.target:g}%)", refresh=False
+            )
             self.bar.update(iteration - self.bar.n)
-            self.bar.set_postfix_str(f"exploitability {exploitability:.3f}% (target {self.target:g}%)")
         elif time.monotonic() - self.written_at >= PROGRESS_INTERVAL_S:
             self._write()
 

@@ -3,6 +3,7 @@ once numba's cache holds the kernel)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,21 @@ def test_the_tree_and_its_memory_go_to_stderr_before_the_solve(capsys: pytest.Ca
     assert main([*SPOT, "--json"]) == 0
     err = capsys.readouterr().err
     assert "action tree" in err and "game tree" in err and "OOP 37, IP 18" in err and "memory" in err
+
+
+def test_progress_lines_show_the_exploitability_falling(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pokerai.cli.spot.PROGRESS_INTERVAL_S", 0.0)  # a line at every check
+    assert main([*SPOT, "--iterations", "20", "--target", "0", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("\n") == 1  # the progress stays off stdout
+    lines = [line for line in captured.err.splitlines() if line.startswith("spot: ")]
+    # Checks at 0, 10 and 20 iterations (every 10 and at the cap).
+    assert [line.split()[1] for line in lines] == ["0", "10", "20"]
+    falling = [float(line.split("exploitability ")[1].split("%")[0]) for line in lines]
+    assert falling[-1] < falling[0]
+    assert f"{json.loads(captured.out)['exploitability_pct']:.3f}%" in lines[-1]
 
 
 def test_text_report_lists_the_classes_in_grid_order(capsys: pytest.CaptureFixture[str]) -> None:

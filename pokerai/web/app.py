@@ -14,7 +14,10 @@
   applies it), for building a line click by click;
 * ``GET /api/line?line=STATE:...`` the spot of a pasted ACPC ``STATE`` / ``MATCHSTATE`` line;
 * ``POST /api/log`` (JSON ``{"text": ..., "stack": ...}``) the hands of a hand log;
-* ``GET /api/hand?line=STATE:...`` every decision of one hand, played and the bot's.
+* ``GET /api/hand?line=STATE:...`` every decision of one hand, played and the bot's;
+* ``GET /spot`` the "solve a spot" page (``static/spot.html``) and its routes, ``POST /api/spot``
+  and ``/api/spot/{id}...``: a postflop spot solved in a background thread, then browsed
+  (:mod:`pokerai.web.spot`).
 
 Every spot takes an optional ``stack`` (chips, default 20,000). Bad input -- a malformed card,
 an illegal amount, betting that does not fit the board, a broken log line -- is answered with
@@ -47,6 +50,7 @@ from pokerai.web.analysis import (
     parse_stack,
     spot_from_line,
 )
+from pokerai.web.spot import DEFAULT_MAX_MEMORY_BYTES, SpotJobs, add_spot_solver_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
 """The page's files."""
@@ -69,10 +73,13 @@ def _spot(hole: str, board: str, history: str, stack: str | None) -> Spot:
     return parse_spot(hole, board, history, stack=parse_stack(stack))
 
 
-def create_app(analyzer: Analyzer, *, warm_up: bool = False) -> FastAPI:
+def create_app(
+    analyzer: Analyzer, *, warm_up: bool = False, spot_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES
+) -> FastAPI:
     """The analyzer's app over ``analyzer``. With ``warm_up`` the agents' first-time work (network
     tables, solver kernels) starts in a background thread when the app starts, as ``pokerai play``
-    does; answers meanwhile are the same, only the first ones are slower."""
+    does; answers meanwhile are the same, only the first ones are slower. A spot solved from the
+    page may allocate at most ``spot_memory_bytes``."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -88,6 +95,11 @@ def create_app(analyzer: Analyzer, *, warm_up: bool = False) -> FastAPI:
     def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
+    @app.get("/spot", include_in_schema=False)
+    def spot_page() -> FileResponse:
+        return FileResponse(STATIC / "spot.html")
+
+    add_spot_solver_routes(app, analyzer, SpotJobs(spot_memory_bytes))
     _add_spot_routes(app, analyzer)
     _add_line_routes(app, analyzer)
     return app

@@ -14,30 +14,12 @@ let pick = "hole";
 let sequence = 0; // answers to an older spot are dropped
 let replay = { hands: [], hand: null, step: 0 };
 
-const $ = (id) => document.getElementById(id);
-
-function query(params) {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value !== null && value !== undefined) search.set(key, String(value));
-  }
-  return search.toString();
-}
-
-async function api(path, params, body) {
+async function api(path, params, body) {  // $, query and fetchJson are common.js's
   const url = params ? `${path}?${query(params)}` : path;
   const options = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const response = await fetch(url, options);
-  let payload;
-  try {
-    payload = await response.json();
-  } catch (error) {
-    throw new Error(`the server answered ${response.status} without JSON`);
-  }
-  if (!response.ok) throw new Error(payload.error || `the server answered ${response.status}`);
-  return payload;
+  return fetchJson(url, options);
 }
 
 function spotParams() {
@@ -283,6 +265,7 @@ function clearViews() {
 
 async function analyze() {
   showCards();
+  $("solve-link").href = `/spot?${query(spotParams())}`; // the spot page fills in the bot's ranges here
   const mine = ++sequence;
   setError("");
   setMessage("");

@@ -38,6 +38,7 @@ import numpy.typing as npt
 from fastapi import Body, FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from pokerai.cli.spot import MEMORY_SHARE, available_memory
 from pokerai.engine.cards import format_cards
 from pokerai.engine.history import STREET_NAMES
 from pokerai.engine.ranges import CLASS_NAMES, hand_class_name
@@ -49,11 +50,13 @@ from pokerai.solvers.postflop.tree import CHANCE, PLAYER, ActionNode, action_lab
 from pokerai.web.analysis import Analyzer, parse_spot, parse_stack
 
 DEFAULT_MAX_MEMORY_BYTES = 2 * 1024**3
-"""The most memory a solve started from the page may allocate (2 GiB); larger spots are refused."""
+"""The most memory a solve started from the page may allocate (2 GiB), and less where less than this
+over ``pokerai spot``'s share of the memory available is free; larger spots are refused."""
 MAX_ITERATIONS = 100_000
 """The largest iteration cap a request may ask for."""
 KEPT_JOBS = 4
-"""Finished jobs kept for browsing; the oldest is dropped when a new solve starts."""
+"""Most finished jobs kept for browsing; when a solve starts, the oldest are dropped until at most
+``KEPT_JOBS - 1`` remain and, with the new one, they hold at most the app's memory cap."""
 PROGRESS_POINTS = 500
 """Most (iteration, exploitability) points a job's status keeps (the first and the latest ones)."""
 SPOT_FIELDS = ("board", "oop", "ip", "pot", "stack", "bets", "raises", "raise_cap")
@@ -305,7 +308,8 @@ def tree_size(spot: Spot) -> dict[str, Any]:
 
 
 class SpotJobs:
-    """The app's solves: one runs at a time, in a daemon thread; the last :data:`KEPT_JOBS` are kept."""
+    """The app's solves: one runs at a time, in a daemon thread; the latest are kept (:data:`KEPT_JOBS`),
+    as many as fit ``max_memory_bytes`` together."""
 
     def __init__(self, max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES) -> None:
         self.max_memory_bytes = max_memory_bytes
@@ -321,18 +325,32 @@ class SpotJobs:
             running = self.running()
             if running is not None:
                 raise SolveBusy(f"spot {running.id} is still solving: wait for it or stop it first")
-        spot = build_spot(request.config, max_memory_bytes=self.max_memory_bytes)
+        limit = self.memory_limit()
+        spot = build_spot(request.config, max_memory_bytes=limit)
         locks = lock_arrays(spot, request.locks)
         with self.lock:
             running = self.running()
             if running is not None:
                 raise SolveBusy(f"spot {running.id} is still solving: wait for it or stop it first")
             job = SpotJob(f"s{next(self._ids)}", request, spot)
-            for old in list(self.jobs.values())[: max(0, len(self.jobs) - KEPT_JOBS + 1)]:
-                del self.jobs[old.id]
+            kept = list(self.jobs.values())
+            while kept and (
+                len(kept) >= KEPT_JOBS
+                or sum(old.spot.memory_bytes for old in kept) + spot.memory_bytes > limit
+            ):
+                del self.jobs[kept.pop(0).id]
             self.jobs[job.id] = job
             threading.Thread(target=job.run, args=(locks,), name=f"spot-solve-{job.id}", daemon=True).start()
         return job
+
+    def memory_limit(self) -> int:
+        """The most a new solve may allocate: the cap, or ``pokerai spot``'s share of the memory
+        available now (the kept solutions' included, as they can be dropped) where that is less."""
+        available = available_memory()
+        if available is None:
+            return self.max_memory_bytes
+        kept = sum(job.spot.memory_bytes for job in self.jobs.values())
+        return min(self.max_memory_bytes, int(MEMORY_SHARE * (available + kept)))
 
     def running(self) -> SpotJob | None:
         return next((job for job in self.jobs.values() if not job.finished.is_set()), None)

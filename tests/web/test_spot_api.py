@@ -247,3 +247,15 @@ def test_the_bots_ranges_at_an_analyzer_spot_fill_the_range_boxes() -> None:
     )
     spot = build_spot(config)
     assert len(spot.hands[0]) > 100 and len(spot.hands[1]) > 100
+
+
+def test_older_solutions_are_dropped_to_keep_within_the_memory_cap() -> None:
+    with TestClient(create_app(Analyzer("random"))) as fresh:
+        size = fresh.post("/api/spot", json={**RIVER, "iterations": 0}).json()["memory_bytes"]
+    with TestClient(create_app(Analyzer("random"), spot_memory_bytes=2 * size)) as small:
+        first, _ = solve(small, iterations=0)
+        second, _ = solve(small, iterations=0)
+        assert small.get(f"/api/spot/{first}").status_code == 200  # two fit the cap
+        third, _ = solve(small, iterations=0)
+        assert small.get(f"/api/spot/{first}").status_code == 404  # three do not: the oldest went
+        assert [small.get(f"/api/spot/{job}").status_code for job in (second, third)] == [200, 200]

@@ -250,15 +250,16 @@ def spot_config(args: argparse.Namespace) -> Any:
 
 def _solve(args: argparse.Namespace) -> SpotSolution:
     from pokerai.jit import compile_notice
-    from pokerai.solvers.postflop import build_spot, solve_spot
+    from pokerai.solvers.postflop import build_spot, check_locks, solve_spot
 
     if args.max_memory is not None:
         limit: int | None = int(args.max_memory * 1e9)
     else:
         available = available_memory()
         limit = None if available is None else int(MEMORY_SHARE * available)
-    spot = build_spot(spot_config(args), max_memory_bytes=limit)
+    spot = build_spot(spot_config(args), max_memory_bytes=limit, threads=args.threads)
     locks = {path: lock_strategy(spot, path, frequencies) for path, frequencies in args.lock or ()}
+    check_locks(spot, locks)
     print(describe_spot(spot, limit), file=sys.stderr, flush=True)
     progress = SolveProgress(args.iterations, args.target)
     try:
@@ -307,17 +308,10 @@ def lock_strategy(spot: Spot, path: Sequence[str], frequencies: dict[str, float]
     return np.tile(row, (len(spot.hands[node.player]), 1))
 
 
-def format_bytes(size: float) -> str:
-    """``28584`` -> ``"28.6 kB"`` (decimal units, as the library's GB)."""
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    raise AssertionError("unreachable")
-
-
 def describe_spot(spot: Spot, limit: int | None) -> str:
     """What a solve of ``spot`` will hold: the trees' sizes, the hands and the memory (for stderr)."""
+    from pokerai.solvers.postflop import format_bytes
+
     nodes = spot.action_nodes
     allowed = "" if limit is None else f" (at most {format_bytes(limit)} allowed)"
     return "\n".join(
@@ -376,6 +370,7 @@ class SolveProgress:
 def format_solution(solution: SpotSolution, target: float | None, max_iterations: int | None) -> str:
     """The human-readable report: the figures of the solve, then the root's strategy by hand class."""
     from pokerai.engine.cards import format_cards
+    from pokerai.solvers.postflop import format_bytes
 
     spot = solution.spot
     street = STREETS[len(spot.board) - 3]

@@ -51,6 +51,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from pokerai.solvers.postflop.kernel import fold_values, showdown_values
+
 DECISION, TERMINAL = 0, 1
 
 
@@ -283,74 +285,26 @@ def _terminal_groups(subgame: Subgame) -> list[tuple[int, npt.NDArray[np.int64]]
 
 
 @numba.njit(cache=True)
-def _add_hands_batched(reach, start, stop, cards, per_card, total):
-    """Add hands ``start .. stop - 1`` (rows of ``reach`` ``[H, T]``) to every terminal's running sums:
-    ``total`` ``[T]`` and ``per_card`` ``[52, T]`` (per card held)."""
-    for q in range(start, stop):
-        first, second = cards[q, 0], cards[q, 1]
-        for t in range(reach.shape[1]):
-            weight = reach[q, t]
-            total[t] += weight
-            per_card[first, t] += weight
-            per_card[second, t] += weight
-
-
-@numba.njit(cache=True)
 def _sorted_card_values(opponent_reach, nodes, kind, sorted_ranks, cards, factor, values):
     """``values[nodes[t]] = factor[t] * M opponent_reach[nodes[t]]`` for a card-structured ``M``.
 
-    Hands are in ascending rank order (``sorted_ranks``), so one pass over them serves every
-    terminal of the group at once: the running sums (in total and per card held) are kept per
-    terminal, and a hand's sum over the hands that share no card with it is the total less the
-    sums over hands holding either of its cards (the hand itself, counted in both, is added back
-    once in the fold matrix).
+    Hands are in ascending rank order (``sorted_ranks``), the same list for both players: the
+    postflop range solver's card-removal sweeps (:func:`~pokerai.solvers.postflop.kernel.fold_values`
+    and :func:`~pokerai.solvers.postflop.kernel.showdown_values`) give each terminal's values in
+    time linear in the hands.
     """
-    terminals = nodes.shape[0]
     hands = opponent_reach.shape[1]
-    reach = np.empty((hands, terminals))
-    for t in range(terminals):
-        row = opponent_reach[nodes[t]]
-        for q in range(hands):
-            reach[q, t] = row[q]
-    out = np.empty((hands, terminals))
-    per_card = np.zeros((52, terminals))
-    total = np.zeros(terminals)
-    if kind == 1:  # SHARES_NO_CARD
-        _add_hands_batched(reach, 0, hands, cards, per_card, total)
-        for q in range(hands):
-            first, second = cards[q, 0], cards[q, 1]
-            for t in range(terminals):
-                out[q, t] = total[t] - per_card[first, t] - per_card[second, t] + reach[q, t]
-    else:  # SHOWDOWN: (weight of weaker hands) - (weight of stronger hands), card-free pairs only
-        start = 0
-        while start < hands:  # ascending: hands of lower rank beaten
-            stop = start
-            while stop < hands and sorted_ranks[stop] == sorted_ranks[start]:
-                stop += 1
-            for q in range(start, stop):
-                first, second = cards[q, 0], cards[q, 1]
-                for t in range(terminals):
-                    out[q, t] = total[t] - per_card[first, t] - per_card[second, t]
-            _add_hands_batched(reach, start, stop, cards, per_card, total)
-            start = stop
-        per_card[:] = 0.0
-        total[:] = 0.0
-        stop = hands
-        while stop > 0:  # descending: hands of higher rank lost to
-            start = stop - 1
-            while start > 0 and sorted_ranks[start - 1] == sorted_ranks[stop - 1]:
-                start -= 1
-            for q in range(start, stop):
-                first, second = cards[q, 0], cards[q, 1]
-                for t in range(terminals):
-                    out[q, t] -= total[t] - per_card[first, t] - per_card[second, t]
-            _add_hands_batched(reach, start, stop, cards, per_card, total)
-            stop = start
-    for t in range(terminals):
+    same = np.arange(hands)
+    per_card = np.zeros(52)
+    for t in range(nodes.shape[0]):
+        reach = opponent_reach[nodes[t]]
         row = values[nodes[t]]
-        scale = factor[t]
-        for q in range(hands):
-            row[q] = scale * out[q, t]
+        if kind == 1:  # SHARES_NO_CARD
+            fold_values(reach, cards, cards, same, hands, hands, factor[t], row, per_card)
+        else:  # SHOWDOWN: (weight of weaker hands) - (weight of stronger hands), card-free pairs only
+            showdown_values(
+                same, sorted_ranks, cards, same, sorted_ranks, cards, reach, factor[t], row, per_card
+            )
 
 
 @numba.njit(cache=True)

@@ -45,7 +45,15 @@ from pokerai.engine.ranges import CLASS_NAMES, hand_class_name
 from pokerai.engine.state import Street
 from pokerai.search.beliefs import public_beliefs
 from pokerai.search.combos import ALL_COMBOS, combos_holding
-from pokerai.solvers.postflop import Spot, SpotConfig, SpotError, SpotSolution, build_spot, solve_spot
+from pokerai.solvers.postflop import (
+    Spot,
+    SpotConfig,
+    SpotError,
+    SpotSolution,
+    build_spot,
+    check_locks,
+    solve_spot,
+)
 from pokerai.solvers.postflop.tree import CHANCE, PLAYER, ActionNode, action_label
 from pokerai.web.analysis import Analyzer, parse_spot, parse_stack
 
@@ -262,6 +270,7 @@ class SpotJob:
                 max_iterations=self.request.max_iterations,
                 threads=self.request.threads,
                 progress=self.record,
+                stop=self.cancel.is_set,
                 locks=locks or None,
             )
             self.iterations = self.solution.iterations
@@ -326,8 +335,9 @@ class SpotJobs:
             if running is not None:
                 raise SolveBusy(f"spot {running.id} is still solving: wait for it or stop it first")
         limit = self.memory_limit()
-        spot = build_spot(request.config, max_memory_bytes=limit)
+        spot = build_spot(request.config, max_memory_bytes=limit, threads=request.threads)
         locks = lock_arrays(spot, request.locks)
+        check_locks(spot, locks)
         with self.lock:
             running = self.running()
             if running is not None:

@@ -40,7 +40,7 @@ TURN = {
     "iterations": 100_000,
 }
 """A turn spot whose solve runs until it is stopped (target 0, a cap it takes minutes to reach)."""
-WAIT_S = 120.0
+WAIT_S = 1800.0  # generous: the first solve of a session compiles the kernels
 """How long a poll waits for a solve to end: long, as a busy machine may be slow; never a bound on speed."""
 
 

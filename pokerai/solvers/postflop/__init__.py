@@ -15,13 +15,15 @@ from pokerai.solvers.postflop.spot import (
     SpotError,
     SpotSolution,
     build_spot,
+    check_locks,
     equity_vs_range,
     estimate_memory,
+    format_bytes,
     load_solution,
     solve_spot,
 )
 
 __all__ = [
-    "NodeView", "Spot", "SpotConfig", "SpotError", "SpotSolution", "build_spot", "equity_vs_range",
-    "estimate_memory", "load_solution", "solve_spot",
+    "NodeView", "Spot", "SpotConfig", "SpotError", "SpotSolution", "build_spot", "check_locks",
+    "equity_vs_range", "estimate_memory", "format_bytes", "load_solution", "solve_spot",
 ]  # fmt: skip

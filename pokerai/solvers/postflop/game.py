@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -193,7 +194,6 @@ def layout(
                     inst_child.append(-1)
                     storage += size[first[chance]]
         inst += 1
-    num_nodes += sum(b_cards[b] * len(chances[r]) for r, b in zip(inst_root, inst_board, strict=True))
     kernel = Kernel(
         a_kind=np.array([n.kind for n in order], dtype=np.int64),
         a_player=np.array([n.player for n in order], dtype=np.int64),
@@ -214,7 +214,7 @@ def layout(
         swap_hand=_swap_hands(hands, symmetric),
         **_showdowns(boards, hands),
         nh=nh,
-        cards=_padded([np.asarray(h, dtype=np.int64) for h in hands], (2,)),
+        cards=_padded([np.asarray(h, dtype=np.int64) for h in hands], (2,), np.uint8),
         same=_same_hands(hands),
         **_card_index(hands),
     )
@@ -251,18 +251,18 @@ def _amount(node: ActionNode, pot: int) -> float:
 
 
 def _padded(
-    arrays: Sequence[npt.NDArray[np.int64]], tail: tuple[int, ...], fill: int = 0
-) -> npt.NDArray[np.int64]:
+    arrays: Sequence[npt.NDArray[Any]], tail: tuple[int, ...], dtype: type = np.int64
+) -> npt.NDArray[Any]:
     width = max(max(len(a) for a in arrays), 1)
-    out = np.full((len(arrays), width, *tail), fill, dtype=np.int64)
+    out: npt.NDArray[Any] = np.zeros((len(arrays), width, *tail), dtype=dtype)
     for i, array in enumerate(arrays):
         out[i, : len(array)] = array
     return out
 
 
-def _swap_hands(hands: Sequence[npt.NDArray[np.int64]], symmetric: Sequence[bool]) -> npt.NDArray[np.int64]:
+def _swap_hands(hands: Sequence[npt.NDArray[np.int64]], symmetric: Sequence[bool]) -> npt.NDArray[Any]:
     width = max(len(hands[0]), len(hands[1]), 1)
-    out = np.full((2, len(SUIT_PAIRS), width), -1, dtype=np.int64)
+    out = np.zeros((2, len(SUIT_PAIRS), width), dtype=np.uint16)  # rows of unused swaps stay 0
     for player, cards in enumerate(hands):
         index = {(int(x), int(y)): i for i, (x, y) in enumerate(cards)}
         for swap, (a, b) in enumerate(SUIT_PAIRS):
@@ -271,9 +271,9 @@ def _swap_hands(hands: Sequence[npt.NDArray[np.int64]], symmetric: Sequence[bool
     return out
 
 
-def _same_hands(hands: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+def _same_hands(hands: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[Any]:
     width = max(len(hands[0]), len(hands[1]), 1)
-    out = np.full((2, width), -1, dtype=np.int64)
+    out = np.full((2, width), -1, dtype=np.int16)
     for player in range(2):
         index = {(int(x), int(y)): i for i, (x, y) in enumerate(hands[1 - player])}
         for h, (x, y) in enumerate(hands[player]):
@@ -281,10 +281,10 @@ def _same_hands(hands: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]
     return out
 
 
-def _card_index(hands: Sequence[npt.NDArray[np.int64]]) -> dict[str, npt.NDArray[np.int64]]:
+def _card_index(hands: Sequence[npt.NDArray[np.int64]]) -> dict[str, npt.NDArray[Any]]:
     width = 2 * max(len(hands[0]), len(hands[1]), 1)
     card_first = np.zeros((2, 53), dtype=np.int64)
-    card_hand = np.zeros((2, width), dtype=np.int64)
+    card_hand = np.zeros((2, width), dtype=np.uint16)
     for player, cards in enumerate(hands):
         by_card: list[list[int]] = [[] for _ in range(52)]
         for h, (x, y) in enumerate(cards):
@@ -298,7 +298,7 @@ def _card_index(hands: Sequence[npt.NDArray[np.int64]]) -> dict[str, npt.NDArray
 
 def _showdowns(
     boards: Sequence[tuple[int, ...]], hands: Sequence[npt.NDArray[np.int64]]
-) -> dict[str, npt.NDArray[np.int64]]:
+) -> dict[str, npt.NDArray[Any]]:
     """Each river board's hands per player in ascending rank order (hands holding a board card left out)."""
     rivers = [b for b, cards in enumerate(boards) if len(cards) == 5]
     sd_first = np.full((2, len(boards)), -1, dtype=np.int64)
@@ -339,9 +339,9 @@ def _showdowns(
     return {
         "sd_first": sd_first,
         "sd_count": sd_count,
-        "sd_hand": _padded(flat_hands, ()),
-        "sd_rank": _padded(flat_ranks, ()),
-        "sd_cards": _padded(flat_cards, (2,)),
+        "sd_hand": _padded(flat_hands, (), np.uint16),
+        "sd_rank": _padded(flat_ranks, (), np.int32),
+        "sd_cards": _padded(flat_cards, (2,), np.uint8),
     }
 
 

@@ -36,12 +36,11 @@ strategy unweighted by the player's own reach. :func:`discount` gives the three 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 import numpy.typing as npt
-from numba import prange
 
 PLAYER, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 TRAIN, BEST_RESPONSE, AVERAGE = 0, 1, 2
@@ -68,17 +67,17 @@ class Kernel(NamedTuple):
     b_iso_first: npt.NDArray[np.int64]
     b_iso_count: npt.NDArray[np.int64]
     iso_swap: npt.NDArray[np.int64]  # suit swap ids, referenced by b_iso_first
-    swap_hand: npt.NDArray[np.int64]  # [2, swaps, H]: the hand each hand becomes under a swap
+    swap_hand: npt.NDArray[Any]  # [2, swaps, H]: the hand each hand becomes under a swap
     sd_first: npt.NDArray[np.int64]  # [2, boards]: showdown lists of river boards (-1 elsewhere)
     sd_count: npt.NDArray[np.int64]
-    sd_hand: npt.NDArray[np.int64]  # [2, total]: hands in ascending rank order
-    sd_rank: npt.NDArray[np.int64]
-    sd_cards: npt.NDArray[np.int64]  # [2, total, 2]: their cards
+    sd_hand: npt.NDArray[Any]  # [2, total]: hands in ascending rank order
+    sd_rank: npt.NDArray[Any]
+    sd_cards: npt.NDArray[Any]  # [2, total, 2]: their cards
     nh: npt.NDArray[np.int64]  # [2]
-    cards: npt.NDArray[np.int64]  # [2, H, 2]
-    same: npt.NDArray[np.int64]  # [2, H]: the opponent's identical hand, or -1
+    cards: npt.NDArray[Any]  # [2, H, 2]
+    same: npt.NDArray[Any]  # [2, H]: the opponent's identical hand, or -1
     card_first: npt.NDArray[np.int64]  # [2, 53]: hands holding card c are card_hand[p, first[c]:first[c+1]]
-    card_hand: npt.NDArray[np.int64]  # [2, 2H]
+    card_hand: npt.NDArray[Any]  # [2, 2H]
 
 
 class State(NamedTuple):
@@ -121,7 +120,7 @@ def scratch(depth: int, actions: int, hands: int) -> Scratch:
     return _scratch(depth, actions, hands)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _scratch(depth, actions, hands):
     frames = depth + 2
     return Scratch(
@@ -132,35 +131,45 @@ def _scratch(depth, actions, hands):
     )  # fmt: skip
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
+def fold_values(reach, opp_cards, own_cards, same, opp_count, own_count, payoff, out, per_card):
+    """``out[h] = payoff ×`` the opponent's ``reach`` of the hands that share no card with own hand ``h``:
+    the total, less the per-card sums of ``h``'s two cards, plus the identical hand (``same[h]``, or -1)
+    that both took out. Linear in the hands (the fold half of the card-removal sweep)."""
+    total = 0.0
+    per_card[:] = 0.0
+    for h in range(opp_count):
+        w = reach[h]
+        total += w
+        per_card[opp_cards[h, 0]] += w
+        per_card[opp_cards[h, 1]] += w
+    for h in range(own_count):
+        s = same[h]
+        value = total - per_card[own_cards[h, 0]] - per_card[own_cards[h, 1]]
+        if s >= 0:
+            value += reach[s]
+        out[h] = payoff * value
+
+
+@numba.njit(cache=True, nogil=True)
 def _fold_values(k, node, player, reach, out, per_card):
     """A fold: ``±amount`` times the opponent's reach of the hands that share no card with mine."""
     opponent = 1 - player
     payoff = -k.a_amount[node] if k.a_player[node] == player else k.a_amount[node]
-    opp_cards, own_cards, same = k.cards[opponent], k.cards[player], k.same[player]
-    total = 0.0
-    per_card[:] = 0.0
-    for h in range(k.nh[opponent]):
-        w = reach[h]
-        if w != 0.0:
-            total += w
-            per_card[opp_cards[h, 0]] += w
-            per_card[opp_cards[h, 1]] += w
-    if total == 0.0:
-        for h in range(k.nh[player]):
-            out[h] = 0.0
-        return
-    for h in range(k.nh[player]):
-        blocked = per_card[own_cards[h, 0]] + per_card[own_cards[h, 1]]
-        if same[h] >= 0:
-            blocked -= reach[same[h]]
-        out[h] = payoff * (total - blocked)
+    opp_cards, own_cards = k.cards[opponent], k.cards[player]
+    fold_values(
+        reach, opp_cards, own_cards, k.same[player], k.nh[opponent], k.nh[player], payoff, out, per_card
+    )
 
 
-@numba.njit(cache=True)
-def _sweep_up(own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, scale, out, per_card):
-    """``out[h] = scale ×`` the opponent's reach of the weaker hands that share no card with ``h``: one
-    pass up both rank-sorted lists."""
+@numba.njit(cache=True, nogil=True)
+def showdown_values(
+    own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, payoff, out, per_card
+):
+    """``out[own_hand[q]] = payoff ×`` (the opponent's ``reach`` of the weaker hands less that of the stronger
+    ones, pairs sharing no card only). Both hand lists are in ascending rank order (``own_rank``,
+    ``opp_rank``); one sweep up and one down, each keeping the total and per-card sums of the opponent's
+    hands passed (Johanson et al., IJCAI 2011). Hands of equal rank are added in list order."""
     n, m = own_hand.shape[0], opp_hand.shape[0]
     total = 0.0
     per_card[:] = 0.0
@@ -169,35 +178,32 @@ def _sweep_up(own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reac
         rank = own_rank[q]
         while j < m and opp_rank[j] < rank:
             w = reach[opp_hand[j]]
-            if w != 0.0:
-                total += w
-                per_card[opp_cards[j, 0]] += w
-                per_card[opp_cards[j, 1]] += w
+            total += w
+            per_card[opp_cards[j, 0]] += w
+            per_card[opp_cards[j, 1]] += w
             j += 1
-        out[own_hand[q]] = scale * (total - per_card[own_cards[q, 0]] - per_card[own_cards[q, 1]])
-
-
-@numba.njit(cache=True)
-def _sweep_down(own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, scale, out, per_card):
-    """``out[h] -= scale ×`` the opponent's reach of the stronger hands that share no card with ``h``: one
-    pass down both lists."""
-    n, m = own_hand.shape[0], opp_hand.shape[0]
+        out[own_hand[q]] = total - per_card[own_cards[q, 0]] - per_card[own_cards[q, 1]]
     total = 0.0
     per_card[:] = 0.0
-    j = m - 1
+    j = m
     for q in range(n - 1, -1, -1):
         rank = own_rank[q]
-        while j >= 0 and opp_rank[j] > rank:
-            w = reach[opp_hand[j]]
-            if w != 0.0:
+        while j > 0 and opp_rank[j - 1] > rank:
+            start = j - 1  # the group of equal rank, added in list order
+            while start > 0 and opp_rank[start - 1] == opp_rank[j - 1]:
+                start -= 1
+            for g in range(start, j):
+                w = reach[opp_hand[g]]
                 total += w
-                per_card[opp_cards[j, 0]] += w
-                per_card[opp_cards[j, 1]] += w
-            j -= 1
-        out[own_hand[q]] -= scale * (total - per_card[own_cards[q, 0]] - per_card[own_cards[q, 1]])
+                per_card[opp_cards[g, 0]] += w
+                per_card[opp_cards[g, 1]] += w
+            j = start
+        h = own_hand[q]
+        out[h] -= total - per_card[own_cards[q, 0]] - per_card[own_cards[q, 1]]
+        out[h] = payoff * out[h]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _showdown_values(k, node, board, player, reach, out, per_card):
     """A showdown on a river board: ``amount`` times (the opponent's reach of the weaker hands less that
     of the stronger ones), card-free pairs only, by one sweep up and one down the rank order."""
@@ -215,11 +221,12 @@ def _showdown_values(k, node, board, player, reach, out, per_card):
     opp_hand, opp_rank, opp_cards = (
         k.sd_hand[opponent, b : b + m], k.sd_rank[opponent, b : b + m], k.sd_cards[opponent, b : b + m]
     )  # fmt: skip
-    _sweep_up(own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, payoff, out, per_card)
-    _sweep_down(own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, payoff, out, per_card)
+    showdown_values(
+        own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, payoff, out, per_card
+    )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _deal_reach(k, board, opponent, reach, out):
     """The opponent's reach below the card that reaches ``board``: scaled by ``1 / cards left`` and 0 for
     the hands that hold the card."""
@@ -231,7 +238,7 @@ def _deal_reach(k, board, opponent, reach, out):
         out[k.card_hand[opponent, q]] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _add_dealt(k, board, player, child, out):
     """Add a dealt card's values ``child`` to ``out``: the hands that hold the card get none, and each
     isomorphic card merged into this one adds the values of the swapped hands."""
@@ -246,7 +253,7 @@ def _add_dealt(k, board, player, child, out):
             out[h] += child[k.swap_hand[player, swap, h]]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _strategy(k, st, node, offset, actor, mode, out, totals):
     """The actor's strategy at a player node into ``out`` ``[actions, H]``: regret matching (``TRAIN``)
     or the normalised strategy sums; locked hands play their locked strategy."""
@@ -275,7 +282,7 @@ def _strategy(k, st, node, offset, actor, mode, out, totals):
                     out[c, h] = st.locked[offset + c * hands + h]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _update(k, st, node, offset, player, values, strategy, out):
     """DCFR's updates of ``player`` at its node: strategy sums and regrets, from the children's
     ``values`` and the node's value ``out``. Locked hands keep theirs."""
@@ -295,7 +302,7 @@ def _update(k, st, node, offset, player, values, strategy, out):
             regret[h] = r * (alpha if r >= 0.0 else beta) + values[c, h] - out[h]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _finish_player(k, st, node, inst, player, mode, cut, values, strategy, out, totals):
     """A node of ``player``: its value from the children's ``values`` (best one, or the strategy's mix)
     and, in ``TRAIN`` mode, DCFR's updates."""
@@ -326,7 +333,7 @@ def _finish_player(k, st, node, inst, player, mode, cut, values, strategy, out, 
         _update(k, st, node, offset, player, values, strategy, out)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def run(k, st, root, root_inst, player, reach, out, mode, cut, cut_reach, cut_values, scr):
     """``player``'s counterfactual values at ``root`` of instance ``root_inst`` into ``out`` ``[H]``, given
     the opponent's ``reach`` ``[H]``; in ``TRAIN`` mode also DCFR's updates of ``player`` below.
@@ -396,6 +403,29 @@ def run(k, st, root, root_inst, player, reach, out, mode, cut, cut_reach, cut_va
                     target[h] += scr.values[depth, child, h]
             scr.next[depth] = child + 1
         child = scr.next[depth]
+        if kind == PLAYER:  # terminal children are valued here, without a frame of their own
+            own = k.a_player[node] == player
+            while child < k.a_num[node]:
+                below_node = k.a_first[node] + child
+                below_kind = k.a_kind[below_node]
+                if below_kind != FOLD and below_kind != SHOWDOWN:
+                    break
+                values = scr.values[depth, child]
+                below = here
+                if not own:
+                    below = scr.reach[depth + 1]
+                    strategy = scr.strategy[depth, child]
+                    for h in range(k.nh[opponent]):
+                        below[h] = here[h] * strategy[h]
+                if below_kind == FOLD:
+                    _fold_values(k, below_node, player, below, values, scr.per_card)
+                else:
+                    _showdown_values(k, below_node, board, player, below, values, scr.per_card)
+                if not own:
+                    for h in range(hands):
+                        target[h] += values[h]
+                child += 1
+            scr.next[depth] = child
         count = k.b_cards[board] if kind == CHANCE else k.a_num[node]
         if kind != FOLD and kind != SHOWDOWN and child < count:
             below = scr.reach[depth + 1]
@@ -439,87 +469,33 @@ def run(k, st, root, root_inst, player, reach, out, mode, cut, cut_reach, cut_va
         entering = False
 
 
-@numba.njit(cache=True, parallel=True)
-def _cut_subtrees(k, st, cuts, player, mode, depth, actions, cut_reach, cut_values):
-    """The values of every card dealt at the first instance's chance nodes, in parallel."""
+@numba.njit(cache=True, nogil=True)
+def traverse(k, st, player, reach, out, mode, depth, actions, cut, cut_reach, cut_values):
+    """One pass from the root (:func:`run`): whole (``cut`` 0), or the first street's part before (1) or
+    after (2) the subtrees below its chance nodes, which :func:`cut_tasks` solves in between."""
+    scr = _scratch(depth, actions, k.nh.max())
+    run(k, st, 0, 0, player, reach, out, mode, cut, cut_reach, cut_values, scr)
+
+
+@numba.njit(cache=True, nogil=True)
+def cut_tasks(k, st, cuts, player, mode, depth, actions, cut_reach, cut_values, first, step):
+    """The subtrees below the first street's chance nodes (one task per chance node and card), tasks
+    ``first, first + step, ...``: threads that each take one ``first`` share them out evenly. Each task
+    writes only its own subtree's storage and its own row of ``cut_values``."""
     count = k.b_cards[0]
-    tasks = cuts.shape[0] * count
-    hands = k.nh.max()
-    for task in prange(tasks):
-        chance = task % cuts.shape[0]
-        j = task // cuts.shape[0]
-        node = cuts[chance]
-        scr = _scratch(depth, actions, hands)
-        reach = np.zeros(hands, np.float32)
-        _deal_reach(k, k.b_child[0] + j, 1 - player, cut_reach[chance], reach)
-        run(k, st, k.a_first[node], k.i_child[0] + chance * count + j, player, reach, cut_values[chance, j],
-            mode, 0, cut_reach, cut_values, scr)  # fmt: skip
-
-
-@numba.njit(cache=True)
-def traverse(k, st, player, reach, out, mode, cuts, depth, actions, threads):
-    """One pass from the root (:func:`run`); with ``threads > 1`` and chance nodes in the first street,
-    the subtrees below those chance nodes run in parallel."""
     hands = k.nh.max()
     scr = _scratch(depth, actions, hands)
-    if threads <= 1 or cuts.shape[0] == 0:
-        run(
-            k,
-            st,
-            0,
-            0,
-            player,
-            reach,
-            out,
-            mode,
-            0,
-            np.zeros((1, 1), np.float32),
-            np.zeros((1, 1, 1), np.float32),
-            scr,
-        )
-        return
-    cut_reach = np.zeros((cuts.shape[0], hands), np.float32)
-    cut_values = np.zeros((cuts.shape[0], k.b_cards[0], hands), np.float32)
-    run(k, st, 0, 0, player, reach, out, mode, 1, cut_reach, cut_values, scr)
-    _cut_subtrees(k, st, cuts, player, mode, depth, actions, cut_reach, cut_values)
-    run(k, st, 0, 0, player, reach, out, mode, 2, cut_reach, cut_values, scr)
+    reach = np.zeros(hands, np.float32)
+    for task in range(first, cuts.shape[0] * count, step):
+        chance = task % cuts.shape[0]
+        j = task // cuts.shape[0]
+        _deal_reach(k, k.b_child[0] + j, 1 - player, cut_reach[chance], reach)
+        inst = k.i_child[0] + chance * count + j
+        run(k, st, k.a_first[cuts[chance]], inst, player, reach, cut_values[chance, j], mode, 0, cut_reach,
+            cut_values, scr)  # fmt: skip
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def average_strategy(k, st, node, offset, actor, out):
     """The average strategy ``[actions, H]`` of the actor's node at storage ``offset``."""
     _strategy(k, st, node, offset, actor, AVERAGE, out, np.zeros(out.shape[1], np.float32))
-
-
-@numba.njit(cache=True)
-def showdown_counts(k, board, player, reach, wins, losses):
-    """Per hand of ``player``: the opponent's ``reach`` of the weaker and of the stronger hands on river
-    ``board`` (card-free pairs), added to ``wins`` and ``losses``."""
-    per_card = np.zeros(52)
-    own_first, own_count = k.sd_first[player, board], k.sd_count[player, board]
-    opp_first, opp_count = k.sd_first[1 - player, board], k.sd_count[1 - player, board]
-    total = 0.0
-    j = 0
-    for q in range(own_count):
-        h = k.sd_hand[player, own_first + q]
-        rank = k.sd_rank[player, own_first + q]
-        while j < opp_count and k.sd_rank[1 - player, opp_first + j] < rank:
-            o = k.sd_hand[1 - player, opp_first + j]
-            total += reach[o]
-            per_card[k.cards[1 - player, o, 0]] += reach[o]
-            per_card[k.cards[1 - player, o, 1]] += reach[o]
-            j += 1
-        wins[h] += total - per_card[k.cards[player, h, 0]] - per_card[k.cards[player, h, 1]]
-    per_card[:] = 0.0
-    total = 0.0
-    j = opp_count - 1
-    for q in range(own_count - 1, -1, -1):
-        h = k.sd_hand[player, own_first + q]
-        rank = k.sd_rank[player, own_first + q]
-        while j >= 0 and k.sd_rank[1 - player, opp_first + j] > rank:
-            o = k.sd_hand[1 - player, opp_first + j]
-            total += reach[o]
-            per_card[k.cards[1 - player, o, 0]] += reach[o]
-            per_card[k.cards[1 - player, o, 1]] += reach[o]
-            j -= 1
-        losses[h] += total - per_card[k.cards[player, h, 0]] - per_card[k.cards[player, h, 1]]

@@ -16,6 +16,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,14 @@ def _board(text: str) -> tuple[int, ...]:
     return tuple(cards)
 
 
+def format_bytes(count: float) -> str:
+    """``count`` bytes in kB, MB or GB, three significant figures."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= size:
+            return f"{count / size:.3g} {unit}"
+    return f"{int(count)} bytes"
+
+
 def estimate_memory(layout: Layout, threads: int = 1) -> int:
     """Bytes a solve of ``layout`` allocates: regrets and strategy sums (float32), the kernel's tables and
     each thread's buffers."""
@@ -161,11 +170,11 @@ def estimate_memory(layout: Layout, threads: int = 1) -> int:
     return 2 * 4 * layout.storage + tables + max(threads, 1) * buffers + cut
 
 
-def build_spot(config: SpotConfig, *, max_memory_bytes: int | None = None) -> Spot:
+def build_spot(config: SpotConfig, *, max_memory_bytes: int | None = None, threads: int = 1) -> Spot:
     """Validate ``config`` and build its tree and hands; raises :class:`SpotError` in one sentence.
 
-    Nothing large is allocated: the returned spot says the memory a solve will need, and a spot
-    that needs more than ``max_memory_bytes`` is refused.
+    Nothing large is allocated: the returned spot says the memory a solve with ``threads`` threads
+    will need, and a spot that needs more than ``max_memory_bytes`` is refused.
     """
     if not isinstance(config, SpotConfig):
         raise SpotError(f"expected a SpotConfig, got {type(config).__name__}")
@@ -193,11 +202,11 @@ def build_spot(config: SpotConfig, *, max_memory_bytes: int | None = None) -> Sp
     if pair_weight <= 0:
         raise SpotError("no hand of the OOP range can meet a hand of the IP range (they share cards)")
     spot_layout = layout(tree, board, hands, weights, config.pot)
-    memory = estimate_memory(spot_layout)
+    memory = estimate_memory(spot_layout, threads)
     if max_memory_bytes is not None and memory > max_memory_bytes:
         raise SpotError(
-            f"this spot needs {memory / 1e9:.2f} GB, more than the {max_memory_bytes / 1e9:.2f} GB allowed: "
-            "narrow the ranges or use fewer sizes"
+            f"this spot needs {format_bytes(memory)}, more than the {format_bytes(max_memory_bytes)} "
+            "allowed: narrow the ranges or use fewer sizes"
         )
     return Spot(config, board, (hands[0], hands[1]), (weights[0], weights[1]), tree, spot_layout,
                 count_nodes(tree), memory)  # fmt: skip
@@ -205,20 +214,47 @@ def build_spot(config: SpotConfig, *, max_memory_bytes: int | None = None) -> Sp
 
 @dataclass
 class _Solver:
+    """Passes over a spot's tree; with ``threads > 1`` the subtrees below the first street's chance nodes
+    are shared among threads (the kernels release the GIL), which changes no number."""
+
     spot: Spot
     state: K.State
     threads: int = 1
+    pool: ThreadPoolExecutor | None = None
 
-    def traverse(
-        self, player: int, mode: int, out: npt.NDArray[np.float64] | None = None
-    ) -> npt.NDArray[np.float64]:
+    def traverse(self, player: int, mode: int) -> npt.NDArray[np.float64]:
         lay = self.spot.layout
         k = lay.kernel
-        result = np.zeros(int(k.nh.max()), dtype=np.float32) if out is None else out
-        reach = np.zeros(int(k.nh.max()), dtype=np.float32)
+        hands = int(k.nh.max())
+        result = np.zeros(hands, dtype=np.float32)
+        reach = np.zeros(hands, dtype=np.float32)
         reach[: k.nh[1 - player]] = self.spot.weights[1 - player]
-        K.traverse(k, self.state, player, reach, result, mode, lay.cuts, lay.depth, lay.actions, self.threads)
+        if self.threads <= 1 or len(lay.cuts) == 0:
+            no_reach, no_values = np.zeros((1, 1), np.float32), np.zeros((1, 1, 1), np.float32)
+            K.traverse(
+                k, self.state, player, reach, result, mode, lay.depth, lay.actions, 0, no_reach, no_values
+            )
+            return result[: k.nh[player]].astype(np.float64)
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="spot")
+        cut_reach = np.zeros((len(lay.cuts), hands), np.float32)
+        cut_values = np.zeros((len(lay.cuts), int(k.b_cards[0]), hands), np.float32)
+        depth, actions = lay.depth, lay.actions
+        K.traverse(k, self.state, player, reach, result, mode, depth, actions, 1, cut_reach, cut_values)
+
+        def share(first: int) -> None:
+            K.cut_tasks(k, self.state, lay.cuts, player, mode, depth, actions, cut_reach, cut_values, first,
+                        self.threads)  # fmt: skip
+
+        for task in [self.pool.submit(share, first) for first in range(self.threads)]:
+            task.result()
+        K.traverse(k, self.state, player, reach, result, mode, depth, actions, 2, cut_reach, cut_values)
         return result[: k.nh[player]].astype(np.float64)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+            self.pool = None
 
     def root_values(self, mode: int) -> tuple[float, float]:
         """Each player's value (chips since the spot began, per pair of hands) under ``mode``."""
@@ -230,6 +266,11 @@ class _Solver:
     def exploitability_pct(self) -> float:
         best = self.root_values(K.BEST_RESPONSE)
         return 100.0 * (best[0] + best[1]) / 2 / self.spot.config.pot
+
+
+def check_locks(spot: Spot, locks: Mapping[tuple[str, ...], Any] | None) -> None:
+    """Raise :class:`SpotError` if ``locks`` (as :func:`solve_spot` takes them) do not fit ``spot``."""
+    _lock_array(spot, locks)
 
 
 def _lock_array(spot: Spot, locks: Mapping[tuple[str, ...], Any] | None) -> npt.NDArray[np.float32]:
@@ -287,13 +328,15 @@ def solve_spot(
     threads: int = 1,
     check_every: int = 10,
     progress: Callable[[int, float], bool | None] | None = None,
+    stop: Callable[[], bool] | None = None,
     locks: Mapping[tuple[str, ...], Any] | None = None,
 ) -> SpotSolution:
     """Discounted CFR on ``spot`` until its exploitability is at most ``target_pct`` % of the pot.
 
     The exploitability is measured before the first iteration, every ``check_every`` iterations and
     after the last; ``progress(iterations, exploitability_pct)`` is called with each measurement and
-    may return ``False`` to stop. ``threads > 1`` solves the subtrees below the first street's
+    may return ``False`` to stop; ``stop()``, asked after every iteration, stops it when true (the
+    exploitability is then measured once more). ``threads > 1`` solves the subtrees below the first street's
     chance nodes in parallel (numba threads; the result does not depend on it). ``locks`` maps a
     path (:meth:`SpotSolution.node`) to the acting player's strategy there, ``[hands, actions]``, a
     row of NaN leaving that hand free: locked hands play it and the rest re-solve against it.
@@ -309,30 +352,36 @@ def solve_spot(
         _lock_array(spot, locks), np.zeros(3),
     )  # fmt: skip
     solver = _Solver(spot, state, threads)
-    _set_threads(threads)
+    try:
+        return _iterate(solver, target_pct, max_iterations, check_every, progress, stop, started)
+    finally:
+        solver.close()
+
+
+def _iterate(
+    solver: _Solver, target_pct: float, max_iterations: int, check_every: int,
+    progress: Callable[[int, float], bool | None] | None, stop: Callable[[], bool] | None, started: float,
+) -> SpotSolution:  # fmt: skip
+    """:func:`solve_spot`'s loop."""
+    spot, state = solver.spot, solver.state
     exploitability = solver.exploitability_pct()
     iteration = 0
-    stop = progress is not None and progress(0, exploitability) is False
-    while not stop and exploitability > target_pct and iteration < max_iterations:
+    halted = progress is not None and progress(0, exploitability) is False
+    while not halted and exploitability > target_pct and iteration < max_iterations:
         state.discount[:] = K.discount(iteration)
         for player in range(2):
             solver.traverse(player, K.TRAIN)
         iteration += 1
-        if iteration % check_every == 0 or iteration == max_iterations:
+        asked = stop is not None and stop()
+        if asked or iteration % check_every == 0 or iteration == max_iterations:
             exploitability = solver.exploitability_pct()
-            stop = progress is not None and progress(iteration, exploitability) is False
+            halted = asked or (progress is not None and progress(iteration, exploitability) is False)
     oop, ip = solver.root_values(K.AVERAGE)
     half = spot.config.pot / 2
     return SpotSolution(
         spot, state, iteration, time.perf_counter() - started, exploitability, half + oop, half + ip,
-        spot.memory_bytes + (threads - 1) * 0,
+        estimate_memory(spot.layout, solver.threads),
     )  # fmt: skip
-
-
-def _set_threads(threads: int) -> None:
-    import numba
-
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
 @dataclass
@@ -797,6 +846,6 @@ def _win_lose(
 
 
 __all__ = [
-    "NodeView", "Spot", "SpotConfig", "SpotError", "SpotSolution", "build_spot", "equity_vs_range",
-    "estimate_memory", "load_solution", "solve_spot",
+    "NodeView", "Spot", "SpotConfig", "SpotError", "SpotSolution", "build_spot", "check_locks",
+    "equity_vs_range", "estimate_memory", "format_bytes", "load_solution", "solve_spot",
 ]  # fmt: skip

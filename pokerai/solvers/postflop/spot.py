@@ -366,6 +366,7 @@ def _iterate(
     spot, state = solver.spot, solver.state
     exploitability = solver.exploitability_pct()
     iteration = 0
+    checks = [(0, time.perf_counter() - started, exploitability)]
     halted = progress is not None and progress(0, exploitability) is False
     while not halted and exploitability > target_pct and iteration < max_iterations:
         state.discount[:] = K.discount(iteration)
@@ -375,12 +376,13 @@ def _iterate(
         asked = stop is not None and stop()
         if asked or iteration % check_every == 0 or iteration == max_iterations:
             exploitability = solver.exploitability_pct()
+            checks.append((iteration, time.perf_counter() - started, exploitability))
             halted = asked or (progress is not None and progress(iteration, exploitability) is False)
     oop, ip = solver.root_values(K.AVERAGE)
     half = spot.config.pot / 2
     return SpotSolution(
         spot, state, iteration, time.perf_counter() - started, exploitability, half + oop, half + ip,
-        estimate_memory(spot.layout, solver.threads),
+        estimate_memory(spot.layout, solver.threads), checks,
     )  # fmt: skip
 
 
@@ -591,6 +593,8 @@ class SpotSolution:
     oop_ev: float
     ip_ev: float
     memory_bytes: int
+    checks: list[tuple[int, float, float]] = field(default_factory=list)
+    """Each measurement of the solve: (iterations, seconds since it began, exploitability in % of the pot)."""
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def node(self, path: Sequence[str] = ()) -> NodeView:
@@ -663,6 +667,7 @@ class SpotSolution:
             "ip_ev": self.ip_ev,
             "memory_bytes": self.memory_bytes,
             "num_nodes": spot.num_nodes,
+            "checks": [[i, round(t, 4), e] for i, t, e in self.checks],
             "board": format_cards(spot.board),
             "pot": spot.config.pot,
             "stack": spot.config.stack,
@@ -754,6 +759,7 @@ def load_solution(path: str | Path) -> SpotSolution:
     return SpotSolution(
         spot, state, int(meta["iterations"]), float(meta["seconds"]), float(meta["exploitability_pct"]),
         float(meta["oop_ev"]), float(meta["ip_ev"]), int(meta["memory_bytes"]),
+        [(int(i), float(t), float(e)) for i, t, e in meta.get("checks", [])],
     )  # fmt: skip
 
 

@@ -1,15 +1,16 @@
 """The spot solver against postflop-solver: time to a target exploitability, peak memory and value.
 
 For each spot (``--spots``: a river, a turn and a flop, both players with the same bet and raise
-sizes on every street), each solver runs in its own processes with ``--threads`` threads:
-``pokerai spot ... --json`` twice, with the target 0.5% of the pot and with 0.3%; postflop-solver
-(Rust: Discounted CFR, SIMD, rayon) once, to 0.3%, reporting when it first reached each target (its
-value and exploitability are those at the end of that run). The peer is built from
-``../shared/peers`` by ``../shared/tools/build_postflop_solver.sh`` with the harness
+sizes on every street), each solver runs once in its own process with ``--threads`` threads, to
+0.3% of the pot, and reports when it first reached 0.5% and 0.3% (its value and exploitability are
+those at the end of the run): ``pokerai spot ... --json`` (its ``checks``) and postflop-solver
+(Rust: Discounted CFR, SIMD, rayon). The peer is built from ``../shared/peers`` by
+``../shared/tools/build_postflop_solver.sh`` with the harness
 ``benchmarks/peers/postflop_solver_spot.rs``; the build is kept in ``--build-dir`` and redone when
-the harness or the script changes. Both check the exploitability every 10 iterations, and the
-check's time counts. The all-in rules are postflop-solver's defaults (add all-in at most 1.5 pots,
-force it at an SPR of at most 0.15, merge sizes within 10%), no donk sizes, no rake.
+the harness or the script changes. Both check the exploitability before the first iteration and
+every 10, and the checks' time counts. The all-in rules are postflop-solver's defaults (add all-in
+at most 1.5 pots, force it at an SPR of at most 0.15, merge sizes within 10%), no donk sizes, no
+rake.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_spot.py               # river, turn, flop: minutes
     OMP_NUM_THREADS=1 python benchmarks/bench_spot.py --quick       # the river spot only
@@ -19,7 +20,7 @@ iterations and their checks, without building the tree), ours over the peer's, i
 peak resident memory of each process, OOP's expected share of the pot at the root (the game value,
 chips), the exploitability reached (% of the pot), and whether the two values agree within the
 sum of the two exploitabilities in chips. The second: each spot's tree, as both solvers count its
-nodes, and the memory each estimates before allocating. An untimed run of the river spot fills
+nodes, and the memory each estimates before allocating. An untimed iteration of each spot fills
 numba's cache first. Needs GNU time (``/usr/bin/time``) for the peak memory.
 """
 
@@ -155,17 +156,18 @@ def run_ours(spot: Spot, target: float, threads: int, max_iterations: int) -> Ru
 
 
 def reached(run: Run, target: float) -> tuple[int, float] | None:
-    """The iterations and solve seconds at which a run first reached ``target`` (None if it did not)."""
+    """The iterations and solve seconds at which a run first reached ``target`` (None if it did not):
+    from the peer's per-target times, or from the first of our exploitability checks at or below it."""
     summary = run.summary
-    if "targets" in summary:  # the peer's harness reports each target's first time
+    if "targets" in summary:
         for entry in summary["targets"]:
             if entry["target_pct"] == target and entry["seconds"] is not None:
                 return int(entry["iterations"]), float(entry["seconds"])
         return None
-    exploitability = summary["exploitability_pct"]
-    if exploitability is None or exploitability > target:
-        return None
-    return int(summary["iterations"]), float(summary["seconds"])
+    for iterations, seconds, exploitability in summary["checks"]:
+        if exploitability <= target:
+            return int(iterations), float(seconds)
+    return None
 
 
 def row(name: str, spot: Spot, target: float, peer: Run, ours: Run | None) -> str:
@@ -212,8 +214,9 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown spot {unknown[0]!r}: choose from {', '.join(SPOTS)}")
     binary = build_peer(args.build_dir)
-    if not args.peer_only:  # fills numba's cache, so that no timed run compiles
-        run_ours(SPOTS["river"], TARGETS[0], args.threads, args.max_iterations)
+    if not args.peer_only:  # one iteration of each spot fills numba's cache, so that no timed run compiles
+        for name in names:
+            run_ours(SPOTS[name], TARGETS[0], args.threads, 1)
 
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(
@@ -229,9 +232,8 @@ def main() -> None:
     for name in names:
         spot = SPOTS[name]
         peer = run_peer(binary, spot, args.threads, args.max_iterations)
-        ours = None
+        ours = None if args.peer_only else run_ours(spot, min(TARGETS), args.threads, args.max_iterations)
         for target in TARGETS:
-            ours = None if args.peer_only else run_ours(spot, target, args.threads, args.max_iterations)
             print(row(name, spot, target, peer, ours), flush=True)
         our_nodes = "–" if ours is None else f"{ours.summary['num_nodes']:,}"
         our_memory = "–" if ours is None else f"{ours.summary['memory_bytes'] / 1e6:,.1f}"

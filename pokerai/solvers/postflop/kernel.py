@@ -99,6 +99,7 @@ class Scratch(NamedTuple):
     reach: npt.NDArray[np.float32]  # [depth, H]: the opponent's reach at a node (row ``row[depth]``)
     totals: npt.NDArray[np.float32]  # [H]
     per_card: npt.NDArray[np.float64]  # [52]
+    wide: npt.NDArray[np.float64]  # [H]: a showdown's values before they are rounded to float32
     node: npt.NDArray[np.int64]  # [depth]: the walk's stack
     inst: npt.NDArray[np.int64]
     next: npt.NDArray[np.int64]
@@ -125,7 +126,7 @@ def _scratch(depth, actions, hands):
     frames = depth + 2
     return Scratch(
         np.zeros((frames, actions, hands), np.float32), np.zeros((frames, actions, hands), np.float32),
-        np.zeros((frames, hands), np.float32), np.zeros(hands, np.float32), np.zeros(52),
+        np.zeros((frames, hands), np.float32), np.zeros(hands, np.float32), np.zeros(52), np.zeros(hands),
         np.zeros(frames, np.int64), np.zeros(frames, np.int64), np.zeros(frames, np.int64),
         np.zeros(frames, np.int64), np.zeros(frames, np.int64),
     )  # fmt: skip
@@ -204,13 +205,12 @@ def showdown_values(
 
 
 @numba.njit(cache=True, nogil=True)
-def _showdown_values(k, node, board, player, reach, out, per_card):
+def _showdown_values(k, node, board, player, reach, out, per_card, wide):
     """A showdown on a river board: ``amount`` times (the opponent's reach of the weaker hands less that
-    of the stronger ones), card-free pairs only, by one sweep up and one down the rank order."""
+    of the stronger ones), card-free pairs only, by one sweep up and one down the rank order. The sweep
+    works in float64 (``wide``), so the difference of the two sums loses nothing to float32."""
     opponent = 1 - player
     payoff = k.a_amount[node]
-    for h in range(k.nh[player]):
-        out[h] = 0.0
     a, n = k.sd_first[player, board], k.sd_count[player, board]
     b, m = k.sd_first[opponent, board], k.sd_count[opponent, board]
     own_hand, own_rank, own_cards = (
@@ -222,8 +222,12 @@ def _showdown_values(k, node, board, player, reach, out, per_card):
         k.sd_hand[opponent, b : b + m], k.sd_rank[opponent, b : b + m], k.sd_cards[opponent, b : b + m]
     )  # fmt: skip
     showdown_values(
-        own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, payoff, out, per_card
+        own_hand, own_rank, own_cards, opp_hand, opp_rank, opp_cards, reach, payoff, wide, per_card
     )
+    for h in range(k.nh[player]):
+        out[h] = 0.0
+    for q in range(n):
+        out[own_hand[q]] = wide[own_hand[q]]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -365,7 +369,7 @@ def run(k, st, root, root_inst, player, reach, out, mode, cut, cut_reach, cut_va
                 if kind == FOLD:
                     _fold_values(k, node, player, here, target, scr.per_card)
                 else:
-                    _showdown_values(k, node, board, player, here, target, scr.per_card)
+                    _showdown_values(k, node, board, player, here, target, scr.per_card, scr.wide)
                 scr.next[depth] = k.a_num[node]  # nothing to visit: finished
             elif kind == CHANCE:
                 for h in range(hands):
@@ -420,7 +424,7 @@ def run(k, st, root, root_inst, player, reach, out, mode, cut, cut_reach, cut_va
                 if below_kind == FOLD:
                     _fold_values(k, below_node, player, below, values, scr.per_card)
                 else:
-                    _showdown_values(k, below_node, board, player, below, values, scr.per_card)
+                    _showdown_values(k, below_node, board, player, below, values, scr.per_card, scr.wide)
                 if not own:
                     for h in range(hands):
                         target[h] += values[h]

@@ -72,7 +72,10 @@ fn parse_options() -> Options {
             "threads" => options.threads = parse_number(name, value),
             "max-iterations" => options.max_iterations = parse_number(name, value),
             "targets" => {
-                options.targets = value.split(',').map(|t| parse_number(name, t.trim())).collect();
+                options.targets = value
+                    .split(',')
+                    .map(|t| parse_number(name, t.trim()))
+                    .collect();
                 options.targets.sort_by(|a, b| b.partial_cmp(a).unwrap());
             }
             _ => fail(&format!("unknown option --{name}")),
@@ -89,15 +92,18 @@ fn card_configuration(options: &Options) -> (CardConfig, BoardState) {
     if board.len() != 6 && board.len() != 8 && board.len() != 10 {
         fail(&format!("board {board:?} is not 3, 4 or 5 cards"));
     }
-    let card = |index: usize| {
-        card_from_str(&board[2 * index..2 * index + 2]).unwrap_or_else(|e| fail(&e))
-    };
+    let card =
+        |index: usize| card_from_str(&board[2 * index..2 * index + 2]).unwrap_or_else(|e| fail(&e));
     let range = |text: &str| -> Range { text.parse().unwrap_or_else(|e: String| fail(&e)) };
     let config = CardConfig {
         range: [range(&options.oop), range(&options.ip)],
         flop: flop_from_str(&board[..6]).unwrap_or_else(|e| fail(&e)),
         turn: if board.len() >= 8 { card(3) } else { NOT_DEALT },
-        river: if board.len() == 10 { card(4) } else { NOT_DEALT },
+        river: if board.len() == 10 {
+            card(4)
+        } else {
+            NOT_DEALT
+        },
     };
     let state = match board.len() {
         6 => BoardState::Flop,

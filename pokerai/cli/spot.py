@@ -257,7 +257,7 @@ def _solve(args: argparse.Namespace) -> SpotSolution:
     else:
         available = available_memory()
         limit = None if available is None else int(MEMORY_SHARE * available)
-    spot = build_spot(spot_config(args), max_memory_bytes=limit, threads=args.threads)
+    spot = build_spot(spot_config(args), max_memory_bytes=limit, threads=args.threads, locked=bool(args.lock))
     locks = {path: lock_strategy(spot, path, frequencies) for path, frequencies in args.lock or ()}
     check_locks(spot, locks)
     print(describe_spot(spot, limit), file=sys.stderr, flush=True)

@@ -335,7 +335,9 @@ class SpotJobs:
             if running is not None:
                 raise SolveBusy(f"spot {running.id} is still solving: wait for it or stop it first")
         limit = self.memory_limit()
-        spot = build_spot(request.config, max_memory_bytes=limit, threads=request.threads)
+        spot = build_spot(
+            request.config, max_memory_bytes=limit, threads=request.threads, locked=bool(request.locks)
+        )
         locks = lock_arrays(spot, request.locks)
         check_locks(spot, locks)
         with self.lock:

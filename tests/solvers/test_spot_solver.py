@@ -125,17 +125,31 @@ def test_exploitability_and_value_equal_an_independent_dense_walk(
 
 
 def test_turn_spot_merges_isomorphic_river_cards() -> None:
-    # Clubs and spades are both absent from the board and the ranges treat all suits alike.
-    spot = build_spot(TURN)
+    # Clubs and spades are both absent from the board and the ranges treat all suits alike; the
+    # ranges hold deuces, so the card that comes changes who holds what.
+    config = replace(TURN, oop=TURN.oop + ",A2s,32s", ip=TURN.ip + ",A2s")
+    spot = build_spot(config)
     assert int(spot.layout.kernel.b_cards[0]) == 48 - 13  # the 13 spades stand in for by clubs
-    solution = solve_spot(spot, target_pct=0.0, max_iterations=3)
-    view = solution.node(("Check", "Check", "2s"))  # a merged card, read through its suit swap
-    twin = solution.node(("Check", "Check", "2c"))
-    index = {tuple(h): i for i, h in enumerate(twin.hands.tolist())}
+    solution = solve_spot(spot, target_pct=0.0, max_iterations=5)
     swap = {0: 3, 3: 0, 1: 1, 2: 2}
-    for i, (a, b) in enumerate(view.hands.tolist()):
-        j = index[tuple(sorted((4 * (a // 4) + swap[a % 4], 4 * (b // 4) + swap[b % 4])))]
-        np.testing.assert_allclose(view.strategy[i], twin.strategy[j])
+    for below in [(), ("Check",), ("Check", "Bet 75")]:
+        view = solution.node(("Check", "Check", "2s", *below))  # a merged card, read through its swap
+        twin = solution.node(("Check", "Check", "2c", *below))
+        index = {tuple(h): i for i, h in enumerate(twin.hands.tolist())}
+        rows = [
+            index[tuple(sorted((4 * (a // 4) + swap[a % 4], 4 * (b // 4) + swap[b % 4])))]
+            for a, b in view.hands.tolist()
+        ]
+        # Suit twins before the card are equal up to float32 rounding (their sums run in other orders).
+        np.testing.assert_allclose(view.strategy, twin.strategy[rows], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(view.reach, twin.reach[rows], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(view.ev, twin.ev[rows], rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(view.equity, twin.equity[rows], rtol=1e-5, atol=1e-6)
+        classes, twins = view.by_class(), twin.by_class()
+        assert classes.keys() == twins.keys()
+        for name, entry in classes.items():
+            assert entry["weight"] == pytest.approx(twins[name]["weight"], rel=1e-5)
+            assert entry["ev"] == pytest.approx(twins[name]["ev"], rel=1e-5, abs=1e-4)
 
 
 def test_converges_below_the_target_and_reports_it() -> None:
@@ -215,7 +229,9 @@ def test_save_and_load_give_the_same_solution(tmp_path: Path) -> None:
         ({"board": "Td9d"}, "3, 4 or 5 cards"),
         ({"pot": -5}, "pot"),
         ({"stack": 0}, "stack"),
-        ({"oop": "TdTh,9d9h"}, "empty once the board"),
+        ({"stack": -5}, "stack"),
+        ({"oop": "AA,Td8c:0.5"}, "hand Td8c:0.5 holds Td, which is on the board"),
+        ({"board": "TdTcTh9d6h", "oop": "TT"}, "empty once the board"),
     ],
 )
 def test_bad_spots_are_one_sentence(change: dict[str, Any], message: str) -> None:
@@ -225,6 +241,30 @@ def test_bad_spots_are_one_sentence(change: dict[str, Any], message: str) -> Non
     assert "\n" not in str(raised.value)
 
 
-def test_too_large_a_tree_is_refused_before_allocating() -> None:
+def test_too_large_a_tree_is_refused_before_its_largest_tables_are_built() -> None:
+    import tracemalloc
+
+    flop = replace(TURN, board="Td9d6h", stack=300, bets="50%,a")
+    tracemalloc.start()
     with pytest.raises(SpotError, match="more than the"):
-        build_spot(TURN, max_memory_bytes=10_000)
+        build_spot(flop, max_memory_bytes=10_000)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    needed = build_spot(flop).memory_bytes
+    assert peak < needed / 4  # the showdown lists of every river board were never built
+
+
+def test_a_damaged_solution_file_is_one_sentence(tmp_path: Path) -> None:
+    import json
+
+    solution = solve_spot(build_spot(RIVER), max_iterations=2)
+    path = solution.save(tmp_path / "spot.npz")
+    with np.load(path) as data:
+        arrays = {name: np.array(data[name]) for name in data.files}
+    meta = json.loads(bytes(arrays["meta"]).decode())
+    del meta["config"]["pot"]
+    damaged = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(tmp_path / "damaged.npz", meta=damaged, regret=arrays["regret"],
+             strategy_sum=arrays["strategy_sum"], locked=arrays["locked"])  # fmt: skip
+    with pytest.raises(SpotError, match="damaged solved spot"):
+        load_solution(tmp_path / "damaged.npz")

@@ -9,7 +9,7 @@ then only the card of the lowest such suit is dealt and stands for the others.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -24,6 +24,10 @@ from pokerai.solvers.postflop.tree import ActionNode
 
 SUIT_PAIRS: tuple[tuple[int, int], ...] = tuple(combinations(range(4), 2))
 """The six suit swaps, by id."""
+RANK_CHUNK = 64
+"""River boards ranked at a time while the showdown lists are built."""
+SHOWDOWN_BYTES = 8
+"""Bytes of one hand in a river board's showdown list (hand, rank and cards)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,9 +156,14 @@ def layout(
     hands: Sequence[npt.NDArray[np.int64]],
     weights: Sequence[npt.NDArray[np.float64]],
     pot: int,
+    check_memory: Callable[[int], None] | None = None,
 ) -> Layout:
     """The kernel arrays of a spot: action tree ``root`` on ``board``, each player's ``hands`` ``[H, 2]``
-    (none holding a board card) and range ``weights``, starting ``pot``."""
+    (none holding a board card) and range ``weights``, starting ``pot``.
+
+    Once the instances are known, and before the largest tables (the storage itself is left to the
+    solve), ``check_memory(bytes)`` is given an upper bound of what a solve will hold and may raise.
+    """
     order, first = _flatten(root)
     nh = np.array([len(hands[0]), len(hands[1])], dtype=np.int64)
     local, size, chances = _street_locals(order, first, [int(n) for n in nh])
@@ -194,6 +203,9 @@ def layout(
                     inst_child.append(-1)
                     storage += size[first[chance]]
         inst += 1
+    if check_memory is not None:
+        rivers = sum(1 for cards in boards if len(cards) == 5)
+        check_memory(8 * storage + 2 * rivers * int(nh.max()) * SHOWDOWN_BYTES + 32 * len(inst_root))
     kernel = Kernel(
         a_kind=np.array([n.kind for n in order], dtype=np.int64),
         a_player=np.array([n.player for n in order], dtype=np.int64),
@@ -309,16 +321,23 @@ def _showdowns(
         hand_lists, rank_lists = [], []
         if rivers and len(cards):
             river_cards = np.array([boards[b] for b in rivers], dtype=np.int64)  # [R, 5]
-            seven = np.concatenate(
-                [
-                    np.repeat(river_cards[:, None, :], len(cards), axis=1),
-                    np.broadcast_to(cards, (len(rivers), *cards.shape)),
-                ],
-                axis=2,
-            ).reshape(-1, 7)
-            blocked = (river_cards[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))  # [R, H]
-            safe = np.where(blocked.reshape(-1)[:, None], np.array([0, 1, 2, 3, 4, 5, 6]), seven)
-            ranks = rank_hands(safe, validate=False).reshape(len(rivers), len(cards)).astype(np.int64)
+            blocked = np.zeros((len(rivers), len(cards)), dtype=bool)
+            ranks = np.zeros((len(rivers), len(cards)), dtype=np.int64)
+            for start in range(0, len(rivers), RANK_CHUNK):  # bounded scratch memory
+                chunk = river_cards[start : start + RANK_CHUNK]
+                seven = np.concatenate(
+                    [
+                        np.repeat(chunk[:, None, :], len(cards), axis=1),
+                        np.broadcast_to(cards, (len(chunk), *cards.shape)),
+                    ],
+                    axis=2,
+                ).reshape(-1, 7)
+                hit = (chunk[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))  # [R, H]
+                safe = np.where(hit.reshape(-1)[:, None], np.arange(7), seven)
+                blocked[start : start + len(chunk)] = hit
+                ranks[start : start + len(chunk)] = rank_hands(safe, validate=False).reshape(
+                    len(chunk), len(cards)
+                )
         offset = 0
         for r, b in enumerate(rivers):
             if len(cards):

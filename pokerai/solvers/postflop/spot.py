@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -160,21 +161,47 @@ def format_bytes(count: float) -> str:
     return f"{int(count)} bytes"
 
 
-def estimate_memory(layout: Layout, threads: int = 1) -> int:
-    """Bytes a solve of ``layout`` allocates: regrets and strategy sums (float32), the kernel's tables and
-    each thread's buffers."""
+_FIXED_HAND = re.compile(r"^\s*([2-9TJQKA][cdhs])([2-9TJQKA][cdhs])\s*(?::.*)?$", re.IGNORECASE)
+
+
+def _check_fixed_hands(name: str, text: str, board: Sequence[int]) -> None:
+    """A range item that names one hand (``AsKs``) may not hold a board card; a class (``AK``) just
+    loses the hands that do."""
+    if not isinstance(text, str):
+        return
+    for item in text.split(","):
+        match = _FIXED_HAND.match(item)
+        if not match:
+            continue
+        for card_text in match.groups():
+            try:
+                card = parse_card(card_text[0].upper() + card_text[1].lower())
+            except ValueError:
+                continue
+            if card in board:
+                raise SpotError(
+                    f"the {name} range's hand {item.strip()} holds {format_card(card)}, which is on the board"
+                )
+
+
+def estimate_memory(layout: Layout, threads: int = 1, locked: bool = False) -> int:
+    """Bytes a solve of ``layout`` allocates: regrets and strategy sums (float32), with locks the locked
+    strategies (float32), the kernel's tables and each thread's buffers."""
     tables = sum(np.asarray(a).nbytes for a in layout.kernel)
     hands = int(layout.kernel.nh.max())
     buffers = (layout.depth + 1) * (2 * layout.actions + 1) * hands * 8
     cut = len(layout.cuts) * int(layout.kernel.b_cards[0]) * hands * 8
-    return 2 * 4 * layout.storage + tables + max(threads, 1) * buffers + cut
+    return (3 if locked else 2) * 4 * layout.storage + tables + max(threads, 1) * buffers + cut
 
 
-def build_spot(config: SpotConfig, *, max_memory_bytes: int | None = None, threads: int = 1) -> Spot:
+def build_spot(
+    config: SpotConfig, *, max_memory_bytes: int | None = None, threads: int = 1, locked: bool = False
+) -> Spot:
     """Validate ``config`` and build its tree and hands; raises :class:`SpotError` in one sentence.
 
-    Nothing large is allocated: the returned spot says the memory a solve with ``threads`` threads
-    will need, and a spot that needs more than ``max_memory_bytes`` is refused.
+    The returned spot says the memory a solve with ``threads`` threads (and ``locked`` nodes) will
+    need; a spot that needs more than ``max_memory_bytes`` is refused before its largest tables are
+    built (the storage itself is allocated only by the solve).
     """
     if not isinstance(config, SpotConfig):
         raise SpotError(f"expected a SpotConfig, got {type(config).__name__}")
@@ -184,6 +211,7 @@ def build_spot(config: SpotConfig, *, max_memory_bytes: int | None = None, threa
     del pot
     hands, weights = [], []
     for name, text in (("OOP", config.oop), ("IP", config.ip)):
+        _check_fixed_hands(name, text, board)
         try:
             cards, weight = range_combos(text, dead=board)
         except ValueError as error:
@@ -201,13 +229,17 @@ def build_spot(config: SpotConfig, *, max_memory_bytes: int | None = None, threa
     pair_weight = _pair_weight(hands, weights)
     if pair_weight <= 0:
         raise SpotError("no hand of the OOP range can meet a hand of the IP range (they share cards)")
-    spot_layout = layout(tree, board, hands, weights, config.pot)
-    memory = estimate_memory(spot_layout, threads)
-    if max_memory_bytes is not None and memory > max_memory_bytes:
-        raise SpotError(
-            f"this spot needs {format_bytes(memory)}, more than the {format_bytes(max_memory_bytes)} "
-            "allowed: narrow the ranges or use fewer sizes"
-        )
+
+    def check(memory: int) -> None:
+        if max_memory_bytes is not None and memory > max_memory_bytes:
+            raise SpotError(
+                f"this spot needs {format_bytes(memory)}, more than the {format_bytes(max_memory_bytes)} "
+                "allowed: narrow the ranges or use fewer sizes"
+            )
+
+    spot_layout = layout(tree, board, hands, weights, config.pot, check)
+    memory = estimate_memory(spot_layout, threads, locked)
+    check(memory)
     return Spot(config, board, (hands[0], hands[1]), (weights[0], weights[1]), tree, spot_layout,
                 count_nodes(tree), memory)  # fmt: skip
 
@@ -382,7 +414,7 @@ def _iterate(
     half = spot.config.pot / 2
     return SpotSolution(
         spot, state, iteration, time.perf_counter() - started, exploitability, half + oop, half + ip,
-        estimate_memory(spot.layout, solver.threads), checks,
+        estimate_memory(spot.layout, solver.threads, state.locked.shape[0] > 1), checks,
     )  # fmt: skip
 
 
@@ -428,7 +460,8 @@ def _locate(spot: Spot, path: tuple[str, ...], *, allow_swaps: bool, state: K.St
             if state is not None:
                 actor = int(k.a_player[place.node])
                 strategy = _node_strategy(spot, state, place.node, place.inst, actor)
-                place.reach[actor] = place.reach[actor] * strategy[c]
+                # The stored strategy is in the stored suits; the reach is in the real ones.
+                place.reach[actor] = place.reach[actor] * strategy[c][_stored_index(spot, place, actor)]
             place = _Place((*place.path, step), int(k.a_first[place.node]) + c, place.inst, place.board,
                            place.suits, place.reach)  # fmt: skip
         elif kind == K.CHANCE:
@@ -748,12 +781,21 @@ def load_solution(path: str | Path) -> SpotSolution:
         raise SpotError(f"{target} is not a readable solved spot ({type(error).__name__})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise SpotError(f"{target} is not a solved spot of format {FORMAT}")
+    try:
+        return _solution_from(meta, arrays, target)
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, SpotError):
+            raise
+        raise SpotError(f"{target} is a damaged solved spot ({type(error).__name__}: {error})") from None
+
+
+def _solution_from(meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]], target: Path) -> SpotSolution:
     config_fields = dict(meta["config"])
     config_fields["overrides"] = tuple(tuple(x) for x in config_fields.get("overrides", ()))
     spot = build_spot(SpotConfig(**config_fields))
-    if arrays["regret"].shape != (spot.layout.storage,) or arrays["strategy_sum"].shape != (
-        spot.layout.storage,
-    ):
+    storage = (spot.layout.storage,)
+    shapes = (arrays["regret"].shape, arrays["strategy_sum"].shape, arrays["locked"].shape)
+    if shapes[0] != storage or shapes[1] != storage or shapes[2] not in (storage, (1,)):
         raise SpotError(f"{target} does not match its spot's tree (it was written by another version)")
     state = K.State(arrays["regret"], arrays["strategy_sum"], arrays["locked"], np.zeros(3))
     return SpotSolution(

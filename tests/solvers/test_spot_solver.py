@@ -268,3 +268,13 @@ def test_a_damaged_solution_file_is_one_sentence(tmp_path: Path) -> None:
              strategy_sum=arrays["strategy_sum"], locked=arrays["locked"])  # fmt: skip
     with pytest.raises(SpotError, match="damaged solved spot"):
         load_solution(tmp_path / "damaged.npz")
+
+
+def test_the_discount_schedule_is_postflop_solvers() -> None:
+    from pokerai.solvers.postflop.kernel import discount
+
+    # alpha: (t-1)^1.5 / ((t-1)^1.5 + 1); beta: 1/2; gamma: ((t-p)/(t-p+1))^3, p the largest power of 4 <= t.
+    np.testing.assert_allclose(discount(0), [0.0, 0.5, 0.0])
+    np.testing.assert_allclose(discount(2), [0.5, 0.5, (1 / 2) ** 3])
+    np.testing.assert_allclose(discount(4), [3**1.5 / (3**1.5 + 1), 0.5, 0.0])  # the average restarts
+    np.testing.assert_allclose(discount(21), [20**1.5 / (20**1.5 + 1), 0.5, (5 / 6) ** 3])

@@ -109,11 +109,24 @@ class Scratch(NamedTuple):
 
 def discount(iteration: int) -> npt.NDArray[np.float64]:
     """``[alpha, beta, gamma]`` of iteration ``iteration`` (from 0), the module docstring's schedule."""
-    power = 0 if iteration == 0 else 1 << ((iteration.bit_length() - 1) & ~1)
+    out = np.zeros(3)
+    _discount(iteration, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _discount(iteration, out):
+    power = 0
+    if iteration > 0:
+        power = 1
+        while power * 4 <= iteration:
+            power *= 4
     t_alpha = float(max(iteration - 1, 0))
     pow_alpha = t_alpha * math.sqrt(t_alpha)
     t_gamma = float(iteration - power)
-    return np.array([pow_alpha / (pow_alpha + 1.0), 0.5, (t_gamma / (t_gamma + 1.0)) ** 3])
+    out[0] = pow_alpha / (pow_alpha + 1.0)
+    out[1] = 0.5
+    out[2] = (t_gamma / (t_gamma + 1.0)) ** 3
 
 
 def scratch(depth: int, actions: int, hands: int) -> Scratch:
@@ -479,6 +492,18 @@ def traverse(k, st, player, reach, out, mode, depth, actions, cut, cut_reach, cu
     after (2) the subtrees below its chance nodes, which :func:`cut_tasks` solves in between."""
     scr = _scratch(depth, actions, k.nh.max())
     run(k, st, 0, 0, player, reach, out, mode, cut, cut_reach, cut_values, scr)
+
+
+@numba.njit(cache=True, nogil=True)
+def iterate(k, st, first, count, reach, depth, actions):
+    """DCFR iterations ``first .. first + count - 1`` on one thread (``reach`` ``[2, H]``: range weights)."""
+    scr = _scratch(depth, actions, k.nh.max())
+    out = np.zeros(k.nh.max(), np.float32)
+    no_reach, no_values = np.zeros((1, 1), np.float32), np.zeros((1, 1, 1), np.float32)
+    for t in range(first, first + count):
+        _discount(t, st.discount)
+        for player in range(2):
+            run(k, st, 0, 0, player, reach[1 - player], out, TRAIN, 0, no_reach, no_values, scr)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -8,7 +8,9 @@ CFR (Brown & Sandholm, AAAI 2019; ``pokerai solve --algorithm dcfr`` proves the 
   strategy sums times ``((t - p) / (t - p + 1))^3`` with ``p`` the largest power of 4 up to ``t``
   (the average restarts at each power of 4), as postflop-solver runs it;
 * ``dcfr-1.5-0-2``: the paper's recommended α = 1.5, β = 0, γ = 2, no restarts;
-* ``linear``: Linear CFR (α = β = γ = 1).
+* ``linear``: Linear CFR (α = β = γ = 1);
+* ``cfr+``: regret matching+ as CFR+ runs it (α = ∞: positive regrets kept, β = −∞: negative ones
+  reset to 0 before the new regret is added, which CFR+ floors after) with its linear average (γ = 1).
 
 Answer: docs/RESULTS.md, "The spot solver". The library keeps the winner (``kernel.discount``).
 Run: ``OMP_NUM_THREADS=1 python experiments/spot_cfr_variants.py``.
@@ -47,10 +49,16 @@ def _linear(iteration: int) -> npt.NDArray[np.float64]:
     return np.array([t / (t + 1), t / (t + 1), t / (t + 1)])
 
 
+def _cfr_plus(iteration: int) -> npt.NDArray[np.float64]:
+    t = float(iteration + 1)
+    return np.array([1.0, 0.0, t / (t + 1)])
+
+
 SCHEDULES: dict[str, Callable[[int], npt.NDArray[np.float64]]] = {
     "postflop-solver": K.discount,
     "dcfr-1.5-0-2": _dcfr(1.5, 0.0, 2.0),
     "linear": _linear,
+    "cfr+": _cfr_plus,
 }
 
 

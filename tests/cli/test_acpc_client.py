@@ -354,6 +354,7 @@ def test_full_match_against_the_fake_dealer(
         assert dealer.client_raises > 10  # raise sizes were exercised, all legal
 
 
+@pytest.mark.slow  # about 13 s: a whole match against the default bot in a subprocess
 def test_match_with_the_default_bot_from_another_folder(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -276,6 +276,7 @@ def test_ctrl_d_and_ctrl_c_end_with_a_summary(how: str) -> None:
     assert "session over: 1 hand, your result -1.00 bb (-100 chips), -100.0 bb/100" in screen
 
 
+@pytest.mark.slow  # about 10 s: a terminal session against the default bot in a subprocess
 def test_session_against_the_default_bot_from_another_folder(tmp_path: Path) -> None:
     child = spawn("--hands", "3", "--seed", "5", "--stack", "100", cwd=tmp_path)
     child.expect_exact(PROMPT)

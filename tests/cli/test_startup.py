@@ -50,6 +50,7 @@ def test_playing_the_shipped_blueprints_loads_no_torch(spec: str) -> None:
     assert "torch" not in loaded and "tensorboard" not in loaded
 
 
+@pytest.mark.slow  # about 7 s: a subprocess that searches
 def test_the_default_bot_searches_its_hands_without_torch() -> None:
     play = (
         "import numpy as np\n"

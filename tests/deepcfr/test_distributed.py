@@ -226,6 +226,7 @@ def test_train_command_with_two_workers(
 # ---------------------------------------------------------------------- command-line errors
 
 
+@pytest.mark.slow  # about 6 s: a training run in a subprocess
 def test_one_worker_never_imports_ray(tmp_path: Path) -> None:
     config = tmp_path / "leduc.yaml"
     config.write_text(

@@ -61,6 +61,7 @@ def test_preflop_classes_are_exactly_the_suit_orbits() -> None:
     assert pairs.sum() == 1326
 
 
+@pytest.mark.slow  # about 4 s
 def test_every_flop_index_round_trips_and_canonical_hands_are_pairwise_non_isomorphic() -> None:
     indexer = street_indexer(1)
     everything = np.arange(indexer.size, dtype=np.int64)

@@ -207,6 +207,7 @@ def lbr_both_ways(target: BlueprintAgent, hands: int, config: LBRConfig) -> None
     np.testing.assert_array_equal(batched.exploiter_results, one_by_one.exploiter_results)
 
 
+@pytest.mark.slow  # about 4 s
 def test_lbr_plays_the_same_hands_with_range_policy_and_without(capped: Blueprint) -> None:
     lbr_both_ways(BlueprintAgent(capped, threshold=0.3), 6, LBRConfig(runouts=30))
 

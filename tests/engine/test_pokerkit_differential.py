@@ -144,6 +144,7 @@ def _run(hands: int, seed: int) -> tuple[int, set[str]]:
     return decisions, endings
 
 
+@pytest.mark.slow  # about 5 s
 def test_same_bounds_and_results_as_pokerkit() -> None:
     decisions, endings = _run(2_000, seed=20261129)
     assert decisions > 4_000

@@ -83,16 +83,13 @@ def _exact_values(policy: TabularPolicy, player: int) -> Callable[[State], float
 GAMES: list[Game] = [KuhnPoker(), LeducPoker()]
 KNOWN = [(True, True), (True, False), (False, True), (False, False)]
 VALUES = ["zero", "hashed", "exact"]
-# Every Kuhn case, and on Leduc (15 s a case) one one-seat case with an arbitrary value function by
-# default; the rest of the Leduc grid is marked slow.
+# Every Kuhn case by default; the Leduc grid (10-15 s a case) is marked slow.
 CASES = [
     pytest.param(
         game,
         known,
         values,
-        marks=()
-        if game.name == "kuhn" or (values == "hashed" and known == (True, False))
-        else pytest.mark.slow,
+        marks=() if game.name == "kuhn" else pytest.mark.slow,
         id=f"{game.name}-{''.join('k' if k else 'u' for k in known)}-{values}",
     )
     for game in GAMES

@@ -128,6 +128,7 @@ def _exploitability(subgame, average) -> float:  # type: ignore[no-untyped-def]
     return total
 
 
+@pytest.mark.slow  # about 5 s
 def test_the_solve_reaches_an_equilibrium_that_defends_little_against_an_overbet(capped: Blueprint) -> None:
     river = hand(
         capped.game.config,

@@ -50,6 +50,7 @@ def spot_ranges(
     return state, searcher, beliefs[searcher], opponent_range(blueprint, state, 1 - searcher, floor=floor)
 
 
+@pytest.mark.slow  # about 7 s
 def test_the_gadget_keeps_the_opponents_alternative_values(capped: Blueprint) -> None:
     state, searcher, own, opponent_beliefs = spot_ranges(capped, TO_TURN)
     options = StreetOptions(max_raises=1, safe=True, leaf=CHEAP, threshold=0.3)

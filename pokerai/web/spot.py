@@ -52,9 +52,9 @@ from pokerai.solvers.postflop import (
     SpotSolution,
     build_spot,
     check_locks,
+    decision_at,
     solve_spot,
 )
-from pokerai.solvers.postflop.tree import CHANCE, PLAYER, ActionNode, action_label
 from pokerai.web.analysis import Analyzer, parse_spot, parse_stack
 
 DEFAULT_MAX_MEMORY_BYTES = 2 * 1024**3
@@ -195,7 +195,7 @@ def lock_arrays(
     with the given classes' rows set and the other hands' rows NaN."""
     out = {}
     for path, rows in locks:
-        player, labels = _player_node(spot.tree, path)
+        player, labels = decision_at(spot, path)
         classes = np.array([hand_class_name(int(a), int(b)) for a, b in spot.hands[player]])
         strategy = np.full((len(classes), len(labels)), np.nan)
         for name, row in rows.items():
@@ -212,25 +212,6 @@ def lock_arrays(
             strategy[chosen] = row
         out[path] = strategy
     return out
-
-
-def _player_node(root: ActionNode, path: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
-    """The player to act at ``path`` of the action tree, and its action labels; a card step passes a
-    chance node (the solver checks the card itself)."""
-    node = root
-    for step in path:
-        if node.kind == PLAYER:
-            labels = [action_label(name, amount) for name, amount in node.actions]
-            if step not in labels:
-                raise SpotError(f"at {_path_text(path)} the step {step!r} is not one of {', '.join(labels)}")
-            node = node.children[labels.index(step)]
-        elif node.kind == CHANCE:
-            node = node.children[0]
-        else:
-            raise SpotError(f"the lock path {_path_text(path)} goes past the end of the hand")
-    if node.kind != PLAYER:
-        raise SpotError(f"only a player's decision can be locked; {_path_text(path)} is not one")
-    return node.player, tuple(action_label(name, amount) for name, amount in node.actions)
 
 
 # ---------------------------------------------------------------------------- jobs

@@ -49,7 +49,7 @@ def test_the_tree_and_its_memory_go_to_stderr_before_the_solve(capsys: pytest.Ca
 def test_progress_lines_show_the_exploitability_falling(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("pokerai.cli.spot.PROGRESS_INTERVAL_S", 0.0)  # a line at every check
+    monkeypatch.setattr("pokerai.cli.spot_output.PROGRESS_INTERVAL_S", 0.0)  # a line at every check
     assert main([*SPOT, "--iterations", "20", "--target", "0", "--json"]) == 0
     captured = capsys.readouterr()
     assert captured.out.count("\n") == 1  # the progress stays off stdout

@@ -16,6 +16,7 @@ from pokerai.solvers.postflop.spot import (
     SpotSolution,
     build_spot,
     check_locks,
+    decision_at,
     equity_vs_range,
     estimate_memory,
     format_bytes,
@@ -25,5 +26,5 @@ from pokerai.solvers.postflop.spot import (
 
 __all__ = [
     "NodeView", "Spot", "SpotConfig", "SpotError", "SpotSolution", "build_spot", "check_locks",
-    "equity_vs_range", "estimate_memory", "format_bytes", "load_solution", "solve_spot",
+    "decision_at", "equity_vs_range", "estimate_memory", "format_bytes", "load_solution", "solve_spot",
 ]  # fmt: skip

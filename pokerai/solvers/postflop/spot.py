@@ -326,6 +326,23 @@ class _Solver:
         return 100.0 * (best[0] + best[1]) / 2 / self.spot.config.pot
 
 
+def decision_at(spot: Spot, path: Sequence[str]) -> tuple[int, tuple[str, ...]]:
+    """The player to act at ``path`` (action labels and, where a card comes, the card) and the labels
+    of its actions; :class:`SpotError` if the path leaves the tree or ends elsewhere than at a
+    decision, or passes a card that the spot solves as an isomorphic one."""
+    place = _decision(spot, path)
+    return place.player, place.labels
+
+
+def _decision(spot: Spot, path: Sequence[str]) -> _Place:
+    place = _locate(spot, tuple(path), allow_swaps=False)
+    if place.kind != "player":
+        raise SpotError(
+            f"only a player's decision can be locked; {_path_text(place.path)} is a {place.kind} node"
+        )
+    return place
+
+
 def check_locks(spot: Spot, locks: Mapping[tuple[str, ...], Any] | None) -> None:
     """Raise :class:`SpotError` if ``locks`` (as :func:`solve_spot` takes them) do not fit ``spot``."""
     _lock_array(spot, locks)
@@ -336,11 +353,7 @@ def _lock_array(spot: Spot, locks: Mapping[tuple[str, ...], Any] | None) -> npt.
         return np.zeros(1, dtype=np.float32)
     locked = np.full(spot.layout.storage, np.nan, dtype=np.float32)
     for path, strategy in locks.items():
-        place = _locate(spot, tuple(path), allow_swaps=False)
-        if place.kind != "player":
-            raise SpotError(
-                f"only a player's decision can be locked; {_path_text(place.path)} is a {place.kind} node"
-            )
+        place = _decision(spot, path)
         rows = np.asarray(strategy, dtype=np.float64)
         actor, count = place.player, len(place.labels)
         shape = (len(spot.hands[actor]), count)
@@ -490,7 +503,7 @@ def _locate(spot: Spot, path: tuple[str, ...], *, allow_swaps: bool, state: K.St
             labels = _labels(node)
             if step not in labels:
                 raise SpotError(
-                    f"at {_path_text(place.path)} the actions are {', '.join(labels)}; {step!r} is not one"
+                    f"at {_path_text(place.path)} the step {step!r} is not one of {', '.join(labels)}"
                 )
             c = labels.index(step)
             if state is not None:
@@ -931,5 +944,5 @@ def _win_lose(
 
 __all__ = [
     "NodeView", "Spot", "SpotConfig", "SpotError", "SpotSolution", "build_spot", "check_locks",
-    "equity_vs_range", "estimate_memory", "format_bytes", "load_solution", "solve_spot",
+    "decision_at", "equity_vs_range", "estimate_memory", "format_bytes", "load_solution", "solve_spot",
 ]  # fmt: skip

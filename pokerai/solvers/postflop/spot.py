@@ -99,14 +99,7 @@ class Spot:
 
 
 def _pair_weight(hands: Sequence[npt.NDArray[np.int64]], weights: Sequence[npt.NDArray[np.float64]]) -> float:
-    per_card = np.zeros(52)
-    np.add.at(per_card, hands[1][:, 0], weights[1])
-    np.add.at(per_card, hands[1][:, 1], weights[1])
-    index = {(int(a), int(b)): w for (a, b), w in zip(hands[1], weights[1], strict=True)}
-    total = 0.0
-    for (a, b), w in zip(hands[0], weights[0], strict=True):
-        total += w * (weights[1].sum() - per_card[a] - per_card[b] + index.get((int(a), int(b)), 0.0))
-    return float(total)
+    return float(weights[0] @ _compatible_reach(hands[0], hands[1], weights[1]))
 
 
 def _int(value: Any, name: str, least: int) -> int:

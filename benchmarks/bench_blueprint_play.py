@@ -41,6 +41,9 @@ class Timed(Agent):
     def begin_hand(self, player: int, button: int) -> None:
         self.agent.begin_hand(player, button)
 
+    def drop_time_budgets(self) -> None:
+        self.agent.drop_time_budgets()
+
     def act(self, observation: Observation, rng: np.random.Generator) -> Action:
         started = time.perf_counter()
         action = self.agent.act(observation, rng)

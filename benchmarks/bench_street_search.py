@@ -7,11 +7,17 @@ street pipeline's solves of its own earlier decisions are cached as they are in 
 search agent (``--spec``, by default the default bot, ``search:checkpoints/hunl_blueprint``) is
 compared in the same run with the blueprint it searches from (``--peer``), on the same deals.
 
+The solves stop on their iteration counts, as in a match (``drop_time_budgets``), so the table is
+what a decision at those counts costs. With ``--timed`` they keep their time budgets, as in
+``pokerai play``, and the table gives the iterations the budgets run: the defaults' counts are
+their medians on 2 idle cores.
+
     OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40
+    OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40 --timed
 
 Prints a Markdown table: per agent and street, the decisions timed, the median, 95th
-percentile and largest milliseconds, and the median CFR+ iterations of the street pipeline's
-solves. One process, one torch thread.
+percentile and largest milliseconds, and the 5th percentile and median CFR+ iterations of the
+street pipeline's solves. One process, one torch thread.
 """
 
 from __future__ import annotations
@@ -64,18 +70,21 @@ def main() -> None:
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--hands", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timed", action="store_true", help="keep the solves' time budgets, as in play")
     args = parser.parse_args()
     torch.set_num_threads(1)
     print(
         f"Python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__} (1 thread), "
         f"{platform.machine()}; {args.hands} hands against {args.opponent}, seed {args.seed}\n"
     )
-    print("| agent | street | decisions | median ms | p95 ms | max ms | median iterations |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| agent | street | decisions | median ms | p95 ms | max ms | p5 iterations | median iterations |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for label, spec in (("search", args.spec), ("peer", args.peer)):
         agent = make_agent(spec)
         if not isinstance(agent, BlueprintAgent):
             raise SystemExit(f"{spec} is not a blueprint or search agent")
+        if not args.timed:
+            agent.drop_time_budgets()
         agent.warm_up()
         times = play(agent, make_agent(args.opponent), args.hands, args.seed)
         iterations: dict[int, list[int]] = defaultdict(list)
@@ -86,10 +95,11 @@ def main() -> None:
             values = times.get(street, [])
             if not values:
                 continue
-            median_iterations = f"{np.median(iterations[street]):.0f}" if iterations[street] else "–"
+            counts = iterations[street]
+            spread = f"{np.percentile(counts, 5):.0f} | {np.median(counts):.0f}" if counts else "– | –"
             print(
                 f"| {label} | {street.name.lower()} | {len(values)} | {np.median(values):.0f} | "
-                f"{np.percentile(values, 95):.0f} | {max(values):.0f} | {median_iterations} |",
+                f"{np.percentile(values, 95):.0f} | {max(values):.0f} | {spread} |",
                 flush=True,
             )
 

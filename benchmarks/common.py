@@ -59,6 +59,9 @@ class Opaque(Agent):
     def begin_hand(self, player: int, button: int) -> None:
         self.agent.begin_hand(player, button)
 
+    def drop_time_budgets(self) -> None:
+        self.agent.drop_time_budgets()
+
     def end_hand(self, summary: HandSummary) -> None:
         self.agent.end_hand(summary)
 

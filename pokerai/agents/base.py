@@ -201,6 +201,11 @@ class Agent(ABC):
         """Called after each hand of a match or session with what this seat saw of it (the
         opponent's cards only at a showdown). An agent that learns about its opponent uses it."""
 
+    def drop_time_budgets(self) -> None:  # noqa: B027 -- optional hook
+        """Make every solve this agent runs stop on its iteration count, never on a clock, so that a seed
+        reproduces its play on any machine and under any load. Matches, local best response and the
+        report call it on the agents they measure; an agent that solves nothing has nothing to drop."""
+
     @abstractmethod
     def act(self, observation: Observation, rng: np.random.Generator) -> Action:
         """A legal action for ``observation.player``; randomness only from ``rng``."""

@@ -346,6 +346,11 @@ class BlueprintAgent(Agent):
         if self.allin_budget_ms is None:
             self.allin_budget_ms = 1000.0 * seconds
 
+    def drop_time_budgets(self) -> None:
+        """Answer an all-in off the menu with a solve of its full iteration count
+        (:meth:`Agent.drop_time_budgets <pokerai.agents.base.Agent.drop_time_budgets>`)."""
+        self.allin_budget_ms = None
+
     def warm_up(self) -> None:
         """Do now the slow first-time work of this agent's decisions, kept per process, so that the first
         decisions that need it do not wait: one decision on a flop, which builds the blueprint's

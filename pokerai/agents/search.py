@@ -1,29 +1,25 @@
 """The blueprint with a street search at every postflop decision as a hold'em agent.
 
-At each decision on a searched street the agent re-solves the street from its
-start (:func:`~pokerai.search.street.solve_street`) and plays
-``(1 − b)·blueprint + b·solved`` with ``b = min(iterations done / full_iterations, 1)``,
-thresholded as the blueprint is (actions under ``threshold`` dropped, the rest renormalised).
-Its own range at the street's start is the product of the probabilities it
-played for the actions it took, for every combination; the strategies it played
-earlier on the same street are frozen in the solve. The opponent's range comes from
-the blueprint thresholded at the config's ``opponent_threshold`` (0 by default: every
-action the blueprint plays at all), each action floored at ``floor``. On a street
-without search, and preflop, it plays the blueprint (thresholded at ``threshold``),
-answering an all-in off the menu as ``allin`` says. What it searches with is one
-:class:`~pokerai.search.config.SearchConfig` (``configs/search_default.yaml`` writes out
-the defaults).
+At each decision on a searched street the agent re-solves the street from its start
+(:func:`~pokerai.search.street.solve_street`) and plays ``(1 − b)·blueprint + b·solved`` with
+``b = min(iterations done / full_iterations, 1)``, thresholded as the blueprint is. Its own range
+at the street's start is the product of the probabilities it played for the actions it took, for
+every combination; its earlier strategies on the same street are frozen in the solve. The
+opponent's range comes from the blueprint thresholded at ``opponent_threshold``, each action
+floored at ``floor``. The preflop, and a street without search, is the blueprint's (an all-in off
+the menu answered as ``allin`` says). What it searches with is one
+:class:`~pokerai.search.config.SearchConfig` (``configs/search_default.yaml``).
 
-Everything depends only on the public state: the played strategy at a public
-state is computed for all 1,326 combinations at once and kept
-(:meth:`SearchAgent.policy`), so the strategies of earlier decisions are at
-hand when a later one needs them, and a local best response that asks all
-hands at one state costs one solve.
+Everything depends only on the public state: the played strategy at a public state is computed
+for all 1,326 combinations at once and kept for the hand (:meth:`SearchAgent.policy`), so earlier
+decisions' strategies are at hand for later ones, and a local best response or AIVAT that asks
+all hands at a state gets what was played there, for one solve.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -42,9 +38,9 @@ from pokerai.agents.blueprint import (
     replay_observation,
 )
 from pokerai.config import config_to_dict
-from pokerai.engine.state import Action, HUNLState
+from pokerai.engine.state import Action, ActionKind, HUNLState, Street
 from pokerai.games.holdem import Blueprint
-from pokerai.search.allin import load_solver_kernel, solver_ready
+from pokerai.search.allin import WARM_UP_DECK, load_solver_kernel
 from pokerai.search.beliefs import (
     combo_probabilities,
     history_prefix,
@@ -66,6 +62,13 @@ POLICY_CACHE_SIZE = 256
 """Public states whose played strategies are kept (a hand has a few dozen at most)."""
 STATS_KEPT = 10_000
 """Searches whose :class:`SearchStats` are kept (the newest), so that a long match holds bounded memory."""
+WARM_UP_ITERATIONS = 2
+"""Iterations of each street's solve in :meth:`SearchAgent.warm_up`: enough to run every kernel once."""
+
+_WARMED: set[int] = set()  # the streets whose search has run in this process (SearchAgent.warm_up)
+_WARM_LOCK = threading.Lock()
+_warm_thread: threading.Thread | None = None
+_warm_errors: list[BaseException] = []
 
 
 @dataclass(frozen=True)
@@ -83,11 +86,9 @@ class SearchStats:
 class SearchAgent(BlueprintAgent):
     """Searches every decision of the streets its config searches (module docstring).
 
-    ``config`` (None: :class:`~pokerai.search.config.SearchConfig`'s defaults) is re-checked
-    through :func:`~pokerai.search.config.load_search_config`, so a config built in code meets
-    the same rules as one read from a file. A street whose ``iterations`` is 0 plays the
-    blueprint; a searched street puts every action taken, at its size, into its tree.
-    ``threshold``, ``allin`` and ``allin_budget_ms`` are the blueprint agent's.
+    ``config`` (None: the defaults) is re-checked by :func:`~pokerai.search.config.load_search_config`.
+    A searched street puts every action taken, at its size, into its tree. ``threshold``,
+    ``allin`` and ``allin_budget_ms`` are the blueprint agent's.
     """
 
     name = "search"
@@ -109,10 +110,8 @@ class SearchAgent(BlueprintAgent):
         self._unready: set[tuple[Any, ...]] = set()
         self.stats: deque[SearchStats] = deque(maxlen=STATS_KEPT)
         """One entry per search run (cache misses), oldest first: the last :data:`STATS_KEPT`."""
-        self.searches_run = 0
-        """Searches run so far (cache misses), all of them."""
-        self.searches_unready = 0
-        """Decisions the blueprint played because the solver was not ready within the search's budget."""
+        self.searches_run = 0  # searches run so far (cache misses), all of them
+        self.searches_unready = 0  # decisions the blueprint played while the search was warming up
 
     def street_options(self, street: int) -> StreetOptions:
         """How the subgame of the searched ``street`` is built, from the config."""
@@ -135,10 +134,10 @@ class SearchAgent(BlueprintAgent):
         return StreetOptions(search.max_raises, self.config.safe, leaf, self.threshold, buckets=buckets)
 
     def warm_up(self) -> None:
-        """The blueprint agent's warm-up (its network's first decision, no search), the CFR+ kernel
-        that every search uses and, where a street merges hands into buckets, the k-means library
-        (seconds to import on a cold start). Safe to run in a thread while the agent plays: it
-        touches no solve."""
+        """Do this process's first-time work now: the blueprint agent's warm-up, the CFR+ kernel, k-means
+        where a street uses buckets, and a solve of :data:`WARM_UP_ITERATIONS` iterations of each
+        searched street on a fixed deal. Safe in a thread while the agent plays: it touches none of
+        the agent's policies, and timed searches wait for it (:meth:`_warm_within`)."""
         super().warm_up()
         load_solver_kernel()
         if any(
@@ -146,6 +145,20 @@ class SearchAgent(BlueprintAgent):
             for search in (self.config.flop, self.config.turn)
         ):
             load_clustering()
+        streets = [street for street in (Street.FLOP, Street.TURN, Street.RIVER) if self.searches(street)]
+        if set(streets) <= _WARMED:
+            return
+        state = HUNLState.new(self._game.config, 0, deck=WARM_UP_DECK)
+        for street in streets:
+            while state.street < street:
+                state = state.after(ActionKind.CALL)  # the blinds complete, then checks
+            hands = np.random.default_rng(street).random((2, NUM_COMBOS))  # distinct hands: no k-means ties
+            hands[:, combos_holding(state.board)] = 0.0
+            solve_street(
+                self.blueprint, state, hands[0], hands[1], {}, self.street_options(street),
+                iterations=WARM_UP_ITERATIONS,
+            )  # fmt: skip
+        _WARMED.update(streets)  # all at once: no search at the table runs beside one of these
 
     def searches(self, street: int) -> bool:
         """Whether the agent searches ``street``."""
@@ -167,18 +180,43 @@ class SearchAgent(BlueprintAgent):
         self._unready.clear()
 
     def _searches_now(self, street: int) -> bool:
-        """Whether the agent searches ``street`` at this decision: always without a time budget; with
-        one, when the solver's first-time work in this process (a compile, or loading it from numba's
-        cache) is done within it (:func:`~pokerai.search.allin.solver_ready`). ``searches_unready``
-        counts the decisions left to the blueprint."""
+        """Whether the agent searches ``street`` now: always without a time budget, with one once warm
+        (:meth:`_warm_within`); ``searches_unready`` counts the decisions left to the blueprint."""
         search = self.config.street(street)
         if search is None or search.iterations == 0:
             return False
         if search.budget_ms is None:
             return True
-        ready = solver_ready(search.budget_ms / 1000.0)
+        ready = self._warm_within(street, search.budget_ms / 1000.0)
         self.searches_unready += not ready
         return ready
+
+    def _warm_within(self, street: int, seconds: float) -> bool:
+        """Whether ``street``'s search has run in this process (:meth:`warm_up`, started in a daemon thread
+        if none runs), waiting at most ``seconds``; a solve cut short by first-time work is never kept."""
+        global _warm_thread
+        if street not in _WARMED:
+            deadline = time.perf_counter() + seconds
+            with _WARM_LOCK:
+                if _warm_thread is None or not _warm_thread.is_alive():
+                    _warm_thread = threading.Thread(target=self._warm_up_logged, daemon=True)
+                    _warm_thread.start()
+            _warm_thread.join(max(deadline - time.perf_counter(), 0.0))
+            if _warm_errors:
+                raise RuntimeError("warming up the search failed") from _warm_errors[0]
+        return street in _WARMED
+
+    def _warm_up_logged(self) -> None:
+        try:
+            self.warm_up()
+        except BaseException as error:  # raised in the deciding thread by _warm_within
+            _warm_errors.append(error)
+
+    def drop_time_budgets(self) -> None:
+        """Stop every street's solve, and the all-in answer's, on its iteration count."""
+        super().drop_time_budgets()
+        changes = {name: dataclasses.replace(getattr(self.config, name), budget_ms=None) for name in STREETS}
+        self.config = dataclasses.replace(self.config, **changes)
 
     def budget_solves(self, seconds: float) -> None:
         """Give every searched street without a time budget one of ``seconds`` (and the all-in answer)."""
@@ -326,6 +364,7 @@ __all__ = [
     "LEAF_GROUPS_PER_DOUBLING",
     "POLICY_CACHE_SIZE",
     "STATS_KEPT",
+    "WARM_UP_ITERATIONS",
     "SearchAgent",
     "SearchStats",
     "load_search_agent",

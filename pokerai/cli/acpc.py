@@ -174,6 +174,9 @@ def run_acpc(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"pokerai acpc: error: {error}", file=err)
         return EXIT_PROTOCOL
     seed = fresh_seed(args.seed)
+    warm_up = getattr(agent, "warm_up", None)
+    if callable(warm_up):  # first-time work (kernels, tables) before the dealer's clock starts
+        warm_up()
     client = ACPCClient(agent, np.random.default_rng(seed))
     status = EXIT_OK
     try:

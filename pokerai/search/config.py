@@ -57,7 +57,9 @@ class StreetSearch:
     """How one street is searched: the solve's iteration and time budgets, the blend, the raise cap.
 
     The search is a CFR+ solve of the street's subgame for at most ``iterations`` iterations
-    or ``budget_ms`` milliseconds, whichever ends first; the agent then plays the blend of
+    or ``budget_ms`` milliseconds, whichever ends first (matches, LBR and the report drop the
+    budget, so that a seed reproduces their figures: each street's default ``iterations`` is the
+    median count its default budget runs on 2 idle cores); the agent then plays the blend of
     the solved strategy and the blueprint's with weight ``min(iterations run /
     full_iterations, 1)``. ``iterations`` 0 does not search (the blueprint plays the street).
     Each street's subclass sets its own defaults.
@@ -86,6 +88,7 @@ class FlopSearch(StreetSearch):
     With ``max_raises`` 1 the solve's first bet off the path cannot be raised.
     """
 
+    iterations: int = field(default=900, metadata=_ITERATIONS)
     turn_cards: int = field(
         default=3, metadata={"min": 2, "max": 8, "help": "turn cards per leaf rollout, 2 to 8"}
     )
@@ -105,6 +108,7 @@ class TurnSearch(StreetSearch):
     action's probability by ``bias``.
     """
 
+    iterations: int = field(default=700, metadata=_ITERATIONS)
     river_cards: int | None = field(
         default=8,
         metadata={"min": 5, "max": 48, "help": "river cards per leaf rollout, 5 to 48; none: all 48"},
@@ -116,13 +120,10 @@ class TurnSearch(StreetSearch):
 
 @dataclass(frozen=True)
 class RiverSearch(StreetSearch):
-    """The river search (:mod:`pokerai.search.street`): to the end of the hand, no leaves.
+    """The river search (:mod:`pokerai.search.street`): to the end of the hand, no leaves. The tree
+    grows about threefold with each raise more."""
 
-    The time budget usually stops the solve before ``iterations``; with ``full_iterations`` 40
-    the solve's strategy replaces the blueprint's after the iterations a 75 ms budget runs.
-    The tree grows about threefold with each raise more.
-    """
-
+    iterations: int = field(default=70, metadata=_ITERATIONS)
     budget_ms: float | None = field(default=75.0, metadata=_BUDGET_MS)
     full_iterations: int = field(default=40, metadata=_FULL_ITERATIONS)
     max_raises: int | None = field(default=2, metadata=_MAX_RAISES)

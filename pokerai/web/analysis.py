@@ -390,8 +390,10 @@ class Analyzer:
     def warm_up(self) -> None:
         """Do the per-process first-time work of the answers now: one blueprint decision (the network
         input's tables), under the lock, then the solver's kernel and preflop equity matrix
-        (:func:`~pokerai.search.allin.warm_up_allin`), which guard themselves, without it, so that
-        answers that need no solver do not wait for them."""
+        (:func:`~pokerai.search.allin.warm_up_allin`) and the search's first solves
+        (:meth:`~pokerai.agents.search.SearchAgent.warm_up`), which guard themselves, without it, so
+        that answers that need no solver do not wait for them; a search asked for before its warm-up
+        is done gets the blueprint's answer, not kept for the spot."""
         if self.blueprint_agent is None:
             return
         state = HUNLState.new(self.blueprint_agent.blueprint.game.config, 0, deck=range(9))
@@ -400,6 +402,8 @@ class Analyzer:
         with self.lock:
             self.blueprint_agent.decision(Observation.from_state(state))
         warm_up_allin()
+        if self.search_agent is not None:
+            self.search_agent.warm_up()
 
     # ------------------------------------------------------------------ views
 
@@ -467,6 +471,8 @@ class Analyzer:
                 if solved:  # the decision's own solve is the last: its earlier ones come first
                     self._searched[key] = (agent.stats[-1].iterations, agent.stats[-1].seconds)
                 iterations, seconds = self._searched.get(key, (0, 0.0))
+                if key not in self._searched:
+                    note = "the search is still warming up: the blueprint answered; ask again"
             elif agent.answers_offtree_allin(observation):
                 solution = agent.allin_solution(observation, replay_observation(observation))
                 note = "an all-in off the bot's menu: a solved call-or-fold game answers it"

@@ -132,7 +132,7 @@ def test_the_agent_checks_a_config_built_in_code_as_the_loader_does() -> None:
 def test_the_agents_listing_shows_the_config_defaults() -> None:
     search = next(info for info in agent_catalogue() if info.spec == "search:PATH")
     defaults = {option.key: option.default for option in search.options}
-    assert (defaults["river.budget_ms"], defaults["river.iterations"]) == ("75", "1000")
-    assert (defaults["turn.iterations"], defaults["turn.river_cards"]) == ("1000", "8")
+    assert (defaults["river.budget_ms"], defaults["river.iterations"]) == ("75", "70")
+    assert (defaults["turn.iterations"], defaults["turn.river_cards"]) == ("700", "8")
     assert (defaults["flop.budget_ms"], defaults["safe"], defaults["opponent_threshold"]) == ("900", "0", "0")
     assert (defaults["threshold"], defaults["allin"]) == ("0.3 (network), 0 (tabular)", "solve")

@@ -65,6 +65,13 @@ FORMAT_VERSION = 1
 QUANTISED_VERSION = 2
 """The format version of a quantised strategy file (module docstring)."""
 QUANTISATION_STEPS = 255
+BOARD_TABLES_KEPT = 256
+"""Boards whose buckets for every hole-card pair a blueprint keeps (oldest dropped first)."""
+TABLE_FROM_HANDS = 64
+"""Hands asked on one board from which the blueprint builds and keeps that board's table."""
+_PAIRS = np.array([(first, second) for second in range(52) for first in range(second)], dtype=np.int64)
+_PAIR_INDEX = np.zeros((52, 52), dtype=np.int64)
+_PAIR_INDEX[_PAIRS[:, 0], _PAIRS[:, 1]] = np.arange(len(_PAIRS))
 
 
 class TabularBlueprintError(ValueError):
@@ -187,10 +194,42 @@ class TabularBlueprint:
         else:
             board = record_boards(boards)[:, :size]
         actions = int(self.tree.num_actions[node])
-        buckets = np.asarray(self.abstraction.bucket(view.street, hole, board), dtype=np.int64).reshape(-1)
+        buckets = self._buckets(view.street, hole, board)
         rows = self.offsets[node] + buckets[:, None] * actions + np.arange(actions)
         out[:, self.tree.slots[node, :actions].astype(np.intp)] = self.strategy[rows]
         return self._restricted(out, masks)
+
+    def _buckets(
+        self, street: int, hole: npt.NDArray[np.int64], board: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64]:
+        """The bucket of each sorted ``hole`` pair with its row of ``board``: int64 ``[N]``. Postflop, the
+        buckets of every pair on a board asked for :data:`TABLE_FROM_HANDS` hands or more are computed
+        once and kept (:data:`BOARD_TABLES_KEPT` boards): a search's rollouts ask the same few boards
+        thousands of times."""
+        if street == 0:
+            return np.asarray(self.abstraction.bucket(0, hole, board), dtype=np.int64).reshape(-1)
+        boards, inverse = np.unique(board, axis=0, return_inverse=True)
+        pairs = _PAIR_INDEX[hole[:, 0], hole[:, 1]]
+        out = np.empty(len(hole), dtype=np.int64)
+        tables = self.__dict__.setdefault("_board_tables", {})
+        for row, cards in enumerate(boards):
+            key = (street, cards.tobytes())
+            chosen = inverse.reshape(-1) == row
+            table = tables.get(key)
+            if table is None and chosen.sum() < TABLE_FROM_HANDS:  # a few hands: no table for them
+                out[chosen] = self.abstraction.bucket(street, hole[chosen], board[chosen])
+                continue
+            if table is None:
+                live = ~np.isin(_PAIRS, cards).any(axis=1)
+                table = np.zeros(len(_PAIRS), dtype=np.int64)
+                table[live] = self.abstraction.bucket(
+                    street, _PAIRS[live], np.tile(cards, (int(live.sum()), 1))
+                )
+                tables[key] = table
+                while len(tables) > BOARD_TABLES_KEPT:
+                    tables.pop(next(iter(tables)))
+            out[chosen] = table[pairs[chosen]]
+        return out
 
     @staticmethod
     def _restricted(out: npt.NDArray[np.float64], masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pokerai.abstraction.buckets import CardAbstraction, build_abstraction, load_abstraction_config
 from pokerai.abstraction.histograms import RiverStrength, river_strength
+from pokerai.cluster import RAY_MISSING
 from pokerai.deepcfr.export import export_policy
 from pokerai.deepcfr.trainer import DeepCFRTrainer
 from pokerai.search.street import avoid_hugepage_stalls
@@ -52,3 +55,15 @@ def small_abstraction_path(
 ) -> Path:
     """The small abstraction saved to a file."""
     return small_abstraction.save(tmp_path_factory.mktemp("abstraction") / "small.npz")
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[Any]:
+    """A local Ray of 2 CPUs for one test module, shut down after its last test (the module's Ray work
+    uses it rather than starting its own; about 5 s to start). Skips where Ray is not installed."""
+    ray = pytest.importorskip("ray", reason=RAY_MISSING)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

@@ -18,6 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pokerai"
 
 LAYERS: dict[str, int] = {
     "atomic": 0,
+    "cluster": 0,
     "config": 0,
     "jit": 0,
     "interrupts": 0,

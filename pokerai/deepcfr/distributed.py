@@ -27,49 +27,18 @@ import contextlib
 import os
 import resource
 import signal
-import socket
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 
+from pokerai.cluster import DistributedError, connect, import_ray
 from pokerai.config import config_to_dict
 from pokerai.deepcfr.config import make_run_encoder, traversal_options
 from pokerai.deepcfr.networks import build_networks
 from pokerai.deepcfr.trainer import DeepCFRTrainer, advantage_strategy, load_deepcfr_config, make_game
 from pokerai.deepcfr.traversal import TraversalSamples, run_traversals
-
-RAY_MISSING = 'running traversals on workers needs Ray, an optional extra: pip install -e ".[distributed]"'
-
-
-class DistributedError(RuntimeError):
-    """Ray is missing or unreachable, or a range failed on every retry; one sentence for the user."""
-
-
-def import_ray() -> Any:
-    """The ``ray`` module, or :class:`DistributedError` saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise DistributedError(RAY_MISSING) from None
-    return ray
-
-
-def check_reachable(address: str, timeout: float = 5.0) -> None:
-    """Fail fast on a ``host:port`` nobody listens on (``ray.init`` would wait minutes for it).
-
-    ``auto`` and other forms without a port are left to Ray.
-    """
-    target = address.split("://", 1)[-1]
-    host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
-        return
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout):
-            pass
-    except OSError as error:
-        raise DistributedError(f"no Ray cluster answers at {address!r} ({error})") from None
 
 
 def split_range(count: int, parts: int) -> list[tuple[int, int]]:
@@ -226,19 +195,7 @@ class RayTraversalPool:
         self.workers = workers
         self.max_retries = max_retries
         self._config = config_to_dict(config)
-        self._owns_ray = False
-        if not self.ray.is_initialized():
-            if address:
-                check_reachable(address)
-            try:
-                if address:
-                    self.ray.init(address=address, log_to_driver=False)
-                else:
-                    self.ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-            except Exception as error:  # ConnectionError, RuntimeError, ... from Ray
-                where = f"at {address!r}" if address else "locally"
-                raise DistributedError(f"could not start or reach Ray {where}: {error}") from None
-            self._owns_ray = True
+        self._owns_ray = connect(address or None, workers)
         self._remote = self.ray.remote(num_cpus=1, max_restarts=0)(TraversalWorker)
         self.actors = [self._spawn() for _ in range(workers)]
         self._wait_ready(start_timeout, address)

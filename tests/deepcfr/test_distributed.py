@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ import pytest
 
 from pokerai.cli.main import main
 from pokerai.deepcfr.distributed import (
-    RAY_MISSING,
     DistributedError,
     RayTraversalPool,
     TraversalWorker,
@@ -100,17 +98,6 @@ def test_worker_ranges_concatenate_to_one_process_run(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- on a local Ray
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[Any]:
-    """A local Ray of 2 CPUs for this module's tests (pools use it rather than starting their own)."""
-    ray = pytest.importorskip("ray", reason=RAY_MISSING)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
 
 
 def one_process(run_dir: Path, **changes: Any) -> DeepCFRTrainer:

@@ -123,6 +123,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
+def add_ray_address(parser: argparse.ArgumentParser) -> None:
+    """``--ray-address ADDRESS``: play an evaluation's chunks as tasks on a Ray cluster."""
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="play on the Ray cluster at ADDRESS (host:port of its head, or auto; local starts a Ray "
+        "here), --workers chunks at a time, with the same figures; needs the distributed extra",
+    )
+
+
 def usage_error(command: str, error: Exception | str) -> int:
     """Print ``pokerai COMMAND: error: ...`` on stderr; returns :data:`USAGE_ERROR`."""
     print(f"pokerai {command}: error: {error}", file=sys.stderr)
@@ -136,6 +146,7 @@ __all__ = [
     "add_agent",
     "add_count",
     "add_fresh_seed",
+    "add_ray_address",
     "checked",
     "choice",
     "count",

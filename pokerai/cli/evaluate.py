@@ -2,6 +2,7 @@
 
     pokerai eval --a SPEC --b SPEC --pairs N [--seed S] [--workers W] [--json] [--log PATH] [--no-aivat]
     pokerai eval --lbr --a SPEC --hands N [--lbr-menu NAME] [--seed S] [--workers W] [--json] [--no-aivat]
+    pokerai eval ... --workers W --ray-address ADDRESS        # W chunks at a time on a Ray cluster
 
 AIVAT (:mod:`pokerai.eval.aivat`) is on whenever a seat's policy is known; the
 text output prints it under the plain estimate and ``--json`` adds the key
@@ -23,10 +24,19 @@ from pathlib import Path
 
 from pokerai.agents.base import Agent
 from pokerai.agents.table import load_agent
-from pokerai.cli.arguments import USAGE_ERROR, Parser, add_agent, add_count, seed, usage_error
+from pokerai.cli.arguments import (
+    USAGE_ERROR,
+    Parser,
+    add_agent,
+    add_count,
+    add_ray_address,
+    seed,
+    usage_error,
+)
 from pokerai.cli.output import emit, progress_reporter
+from pokerai.cluster import DistributedError, connect
 from pokerai.eval.aivat import AIVATSummary
-from pokerai.eval.duplicate import DuplicateResult, Estimate, duplicate_match
+from pokerai.eval.duplicate import DuplicateResult, Estimate, ScoredMatch, duplicate_match
 from pokerai.eval.lbr import LBR_MENUS, STREET_NAMES, LBRConfig, LBRResult, lbr_match
 from pokerai.jit import compile_notice
 
@@ -80,10 +90,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_count(
         parser,
         "--workers",
-        "processes to play in (default 1; the result does not depend on it)",
+        "processes to play in, or Ray tasks at a time (default 1; the result does not depend on it)",
         default=1,
         metavar="W",
     )
+    add_ray_address(parser)
     parser.add_argument(
         "--log", metavar="PATH", help="write every hand as an ACPC STATE line (duplicate only)"
     )
@@ -194,6 +205,8 @@ def run_eval(args: argparse.Namespace) -> int:
     """The ``eval`` handler: prints the result; a bad argument prints one line and returns 2."""
     try:
         _validate(args)
+        if args.ray_address is not None:  # before the agents load: a bad address fails at once
+            connect(args.ray_address, args.workers)
         agent_a = _agent(args.a, "--a")
         if args.lbr:
             with compile_notice():
@@ -201,7 +214,7 @@ def run_eval(args: argparse.Namespace) -> int:
         agent_b = _agent(args.b, "--b")
         with compile_notice():
             return _run_duplicate(args, agent_a, agent_b)
-    except EvalUsageError as error:
+    except (EvalUsageError, DistributedError) as error:
         return usage_error("eval", error)
 
 
@@ -219,6 +232,7 @@ def _run_duplicate(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> 
             names=(args.a.strip(), args.b.strip()),
             swap_cards=args.swap_cards,
             aivat=False if args.no_aivat else None,
+            address=args.ray_address,
         )
     except OSError as error:
         raise EvalUsageError(f"cannot write the log {args.log!r}: {error.strerror or error}") from None
@@ -244,6 +258,7 @@ def _run_lbr(args: argparse.Namespace, target: Agent) -> int:
             on_progress=progress.update_to,
             name=args.a.strip(),
             aivat=False if args.no_aivat else None,
+            address=args.ray_address,
         )
     except ValueError as error:
         if "action probabilities" in str(error):
@@ -259,6 +274,13 @@ def _signed(value: float) -> str:
     return f"{value:+,.1f}"
 
 
+def _workers(result: ScoredMatch) -> str:
+    """``2 workers``, or ``2 Ray tasks at a time``."""
+    if result.on_ray:
+        return f"{result.workers} Ray task{'s' if result.workers != 1 else ''} at a time"
+    return f"{result.workers} worker{'s' if result.workers != 1 else ''}"
+
+
 def format_duplicate(result: DuplicateResult, log: str | None = None) -> str:
     """The human-readable report of a duplicate match."""
     estimate, plain = result.estimate, result.plain_estimate
@@ -271,7 +293,7 @@ def format_duplicate(result: DuplicateResult, log: str | None = None) -> str:
         f"  (the same hands taken as independent: ±{plain.half_width:,.1f} instead of "
         f"±{estimate.half_width:,.1f})",
         f"{result.hands:,} hands in {result.seconds:.2f} s ({result.hands_per_second:,.0f} hands/s, "
-        f"{result.workers} worker{'s' if result.workers != 1 else ''})",
+        f"{_workers(result)})",
     ]
     lines.extend(_aivat_lines(result.aivat, estimate, result.aivat_seconds))
     if log is not None:
@@ -306,7 +328,7 @@ def format_lbr(result: LBRResult) -> str:
             f"  menu: fold, check/call, {sizes}{', all-in' if menu['all_in'] else ''}; raises on {raises}; "
             f"{menu['runouts']} sampled runouts",
             f"{result.hands:,} hands in {result.seconds:.2f} s ({result.hands_per_second:,.1f} hands/s, "
-            f"{result.workers} worker{'s' if result.workers != 1 else ''})",
+            f"{_workers(result)})",
             *_aivat_lines(result.aivat, estimate, result.aivat_seconds),
         ]
     )

@@ -1,6 +1,6 @@
 """``pokerai report``: an agent against the baselines, the exploiter panel and LBR, in one table.
 
-    pokerai report --a SPEC [--hands N] [--seed S] [--workers W] [--out DIR]
+    pokerai report --a SPEC [--hands N] [--seed S] [--workers W] [--ray-address ADDRESS] [--out DIR]
 
 Writes ``report.md``, ``report.json`` and ``report.png`` into DIR (default
 ``runs/report``) and prints the Markdown table. Bad input is one sentence on
@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from pokerai.cli.arguments import add_count, seed, usage_error
+from pokerai.cli.arguments import add_count, add_ray_address, seed, usage_error
 from pokerai.cli.output import progress_reporter
+from pokerai.cluster import DistributedError, connect
 from pokerai.eval.lbr import LBR_MENUS
 from pokerai.eval.report import BASELINES, PANEL, REPORT_LBR_MENUS, strength_report
 from pokerai.jit import compile_notice
@@ -41,7 +42,8 @@ def _menus(text: str) -> tuple[str, ...]:
 
 
 def _command(args: argparse.Namespace) -> str:
-    """The full command that reproduces this report (every option spelled out)."""
+    """The full command that reproduces this report (every option spelled out but --ray-address: the
+    figures do not depend on where they were played, and a cluster's address names its hosts)."""
     words = [
         "pokerai", "report", "--a", args.a.strip(), "--hands", str(args.hands), "--seed", str(args.seed),
         "--workers", str(args.workers), "--out", args.out,
@@ -69,7 +71,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_count(parser, "--hands", "hands a row (default 1000)", default=1000)
     parser.add_argument("--seed", type=seed, default=0, help="seed of the deals and agents (default 0)")
-    add_count(parser, "--workers", "processes to play in (default 1)", default=1, metavar="W")
+    add_count(
+        parser,
+        "--workers",
+        "processes to play in, or Ray tasks at a time (default 1)",
+        default=1,
+        metavar="W",
+    )
+    add_ray_address(parser)
     parser.add_argument(
         "--out", default=DEFAULT_OUT, metavar="DIR", help=f"folder for the report (default {DEFAULT_OUT})"
     )
@@ -100,6 +109,8 @@ def run_report(args: argparse.Namespace) -> int:
     )
     command = _command(args)
     try:
+        if args.ray_address is not None:  # before the agents load: a bad address fails at once
+            connect(args.ray_address, args.workers)
         with compile_notice():
             report = strength_report(
                 args.a.strip(),
@@ -110,8 +121,9 @@ def run_report(args: argparse.Namespace) -> int:
                 lbr_menus=args.lbr_menus,
                 command=command,
                 on_progress=progress.update_to,
+                address=args.ray_address,
             )
-    except ValueError as error:
+    except (ValueError, DistributedError) as error:
         return usage_error("report", error)
     except OSError as error:
         return usage_error("report", f"--a {args.a}: {error.strerror or error}")

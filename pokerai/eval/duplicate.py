@@ -49,10 +49,8 @@ the interval the same hands would give if they were treated as independent
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -67,6 +65,7 @@ from pokerai.atomic import write_text_atomically
 from pokerai.engine.history import to_acpc
 from pokerai.engine.state import HUNLConfig, HUNLState
 from pokerai.eval.aivat import AIVATConfig, AIVATSummary, hand_aivat, knows_policy, variance_reduction
+from pokerai.eval.distributed import limit_threads, run_on_ray
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
@@ -230,23 +229,7 @@ _WORKER_OBJECTS: tuple[Any, ...] = ()
 def _init_worker(*objects: Any) -> None:
     global _WORKER_OBJECTS
     _WORKER_OBJECTS = objects
-    # The workers already use every core between them; a network agent's torch would add
-    # its own thread pool per worker, and oversubscribed cores slow a batched blueprint call
-    # many times over. (The objects are unpickled before this runs, so torch is loaded
-    # here exactly when some agent needs it.) The same holds for numpy's BLAS (the search's
-    # matrix products) and numba's parallel kernels. Numba first: starting its OpenMP threads
-    # sets the OpenMP thread count that torch shares (to every core), so torch's comes after.
-    numba = sys.modules.get("numba")
-    if numba is not None:
-        numba.set_num_threads(1)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
-    try:  # optional (imported by name: no stubs needed); without it, OMP_NUM_THREADS=1 in the environment
-        threadpoolctl = importlib.import_module("threadpoolctl")
-    except ImportError:
-        return
-    threadpoolctl.threadpool_limits(limits=1)
+    limit_threads()
 
 
 def _call_in_worker(function: Callable[..., Any], *args: Any) -> Any:
@@ -263,17 +246,30 @@ def run_chunks(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
     chunk_size: int | None = None,
+    address: str | None = None,
 ) -> list[Any]:
     """``function(*shared, *before, start, stop, *after)`` over chunks of ``[0, total)``, in order.
 
     With ``workers`` > 1 the chunks run in a process pool and the ``shared`` objects
-    (agents) are pickled to each worker once. ``on_progress`` gets the number of items
+    (agents) are pickled to each worker once. With ``address`` they run as tasks on the Ray
+    cluster there, at most ``workers`` at a time (``local`` starts a Ray on this machine;
+    :func:`pokerai.eval.distributed.run_on_ray`). ``on_progress`` gets the number of items
     done so far. The chunks' results come back in index order.
     """
     if chunk_size is None:
         chunk_size = max(1, min(200, math.ceil(total / (max(workers, 1) * 16)), total))
     bounds = [(start, min(start + chunk_size, total)) for start in range(0, total, chunk_size)]
     done = 0
+    if address is not None:
+
+        def chunk_done(index: int) -> None:
+            nonlocal done
+            done += bounds[index][1] - bounds[index][0]
+            if on_progress is not None:
+                on_progress(done)
+
+        calls = [(*before, start, stop, *after) for start, stop in bounds]
+        return run_on_ray(function, shared, calls, address=address, workers=workers, on_done=chunk_done)
     if workers <= 1:
         results = []
         for start, stop in bounds:
@@ -316,6 +312,8 @@ class ScoredMatch:
     """The AIVAT estimate of each hand, float64, shaped like the plain results (None without AIVAT)."""
     aivat_seconds: float = 0.0
     """Seconds spent on the AIVAT estimates, summed over the workers."""
+    on_ray: bool = False
+    """Whether the chunks ran as tasks on a Ray cluster (``workers`` of them at a time)."""
 
     @property
     def estimate(self) -> Estimate:
@@ -410,6 +408,7 @@ class DuplicateResult(ScoredMatch):
             "plain_ci95": [json_number(plain.low), json_number(plain.high)],
             "seed": self.seed,
             "workers": self.workers,
+            "ray": self.on_ray,
             "seconds": self.seconds,
             "hands_per_second": json_number(self.hands_per_second),
             "aivat": aivat.to_json() if aivat is not None else None,
@@ -431,6 +430,7 @@ def duplicate_match(
     names: tuple[str, str] | None = None,
     swap_cards: bool = False,
     aivat: AIVATConfig | bool | None = False,
+    address: str | None = None,
 ) -> DuplicateResult:
     """Play ``pairs`` duplicate deal pairs of A against B: ``2·pairs`` hands, or ``4·pairs`` (``swap_cards``).
 
@@ -442,6 +442,8 @@ def duplicate_match(
     result (default: the agents' ``name``). ``aivat`` (an :class:`~pokerai.eval.aivat.AIVATConfig`,
     or True for the default one) also scores every hand with AIVAT; None does so when either
     agent's policy is known (it implements ``range_policy``); False, the default, does not.
+    ``address`` plays the chunks as tasks on the Ray cluster there (``local``: a Ray started
+    here), ``workers`` at a time, with the same result (:mod:`pokerai.eval.distributed`).
     """
     if isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs <= 0:
         raise ValueError(f"the number of deal pairs must be a positive whole number, got {pairs!r}")
@@ -462,6 +464,7 @@ def duplicate_match(
         (mirror_randomness, log_path is not None, swap_cards, aivat_config),
         workers=int(workers),
         on_progress=on_progress,
+        address=address,
     )
     seconds = time.perf_counter() - started
     results = np.concatenate([chunk.a_results for chunk in chunks])
@@ -484,6 +487,7 @@ def duplicate_match(
         seconds=seconds,
         aivat_results=aivat_results,
         aivat_seconds=sum(chunk.aivat_seconds for chunk in chunks),
+        on_ray=address is not None,
     )
 
 

@@ -376,6 +376,7 @@ class LBRResult(ScoredMatch):
             "ci95": [json_number(bound) for bound in self.ci95],
             "seed": self.seed,
             "workers": self.workers,
+            "ray": self.on_ray,
             "menu": self.config.describe(),
             "seconds": self.seconds,
             "hands_per_second": json_number(self.hands_per_second),
@@ -438,6 +439,7 @@ def lbr_match(
     on_progress: Callable[[int], None] | None = None,
     name: str | None = None,
     aivat: AIVATConfig | bool | None = False,
+    address: str | None = None,
 ) -> LBRResult:
     """Play ``hands`` hands of LBR against ``target`` and score LBR in mbb/hand with a 95% interval.
 
@@ -446,7 +448,9 @@ def lbr_match(
     does not depend on ``workers``. A target without ``action_probability`` is a ``ValueError``.
     ``aivat`` (an :class:`~pokerai.eval.aivat.AIVATConfig`, or True for the default one) also
     scores every hand with AIVAT, the target's seat known; None does so when the target
-    implements ``range_policy``; False, the default, does not.
+    implements ``range_policy``; False, the default, does not. ``address`` plays the hands as
+    tasks on the Ray cluster there (``local``: a Ray started here), ``workers`` at a time, with
+    the same result (:mod:`pokerai.eval.distributed`).
     """
     if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands <= 0:
         raise ValueError(f"the number of hands must be a positive whole number, got {hands!r}")
@@ -471,6 +475,7 @@ def lbr_match(
         workers=int(workers),
         on_progress=on_progress,
         chunk_size=max(1, min(50, math.ceil(int(hands) / (int(workers) * 8)))),
+        address=address,
     )
     seconds = time.perf_counter() - started
     return LBRResult(
@@ -484,6 +489,7 @@ def lbr_match(
         seconds=seconds,
         aivat_results=np.concatenate([chunk[1] for chunk in chunks]) if aivat_config is not None else None,
         aivat_seconds=sum(chunk[2] for chunk in chunks),
+        on_ray=address is not None,
     )
 
 

@@ -84,6 +84,8 @@ class StrengthReport:
     rows: tuple[ReportRow, ...]
     command: str
     notes: tuple[str, ...] = ()
+    on_ray: bool = False
+    """Whether the rows were played as tasks on a Ray cluster."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +93,7 @@ class StrengthReport:
             "seed": self.seed,
             "hands": self.hands,
             "workers": self.workers,
+            "ray": self.on_ray,
             "command": self.command,
             "notes": list(self.notes),
             "rows": [row.to_json() for row in self.rows],
@@ -105,7 +108,8 @@ class StrengthReport:
         lines = [
             f"# Strength report: `{self.agent}`",
             "",
-            f"Seed {self.seed}, {self.hands:,} hands a row, {self.workers} worker(s). "
+            f"Seed {self.seed}, {self.hands:,} hands a row, {self.workers} worker(s)"
+            f"{' on Ray' if self.on_ray else ''}. "
             "Duplicate rows: what the agent wins; LBR rows: what LBR wins against it. "
             "mbb/hand with 95% confidence intervals.",
             "",
@@ -196,10 +200,13 @@ def strength_report(
     lbr_menus: Sequence[str] = REPORT_LBR_MENUS,
     command: str = "",
     on_progress: Callable[[int], None] | None = None,
+    address: str | None = None,
 ) -> StrengthReport:
     """Play ``spec`` against every opponent (``hands`` hands each, in duplicate pairs) and run LBR
     against it with each menu (``hands`` hands each). ``on_progress`` gets the hands done so far
-    over the whole report. A spec whose agent cannot state its probabilities gets no LBR rows."""
+    over the whole report. A spec whose agent cannot state its probabilities gets no LBR rows.
+    ``address`` plays every row on the Ray cluster there, ``workers`` chunks at a time (``local``:
+    a Ray started here), with the same figures."""
     if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
         raise ValueError(f"a report needs at least 2 hands a row, got {hands!r}")
     for menu in lbr_menus:
@@ -228,6 +235,7 @@ def strength_report(
             names=(spec, opponent),
             on_progress=progress(done, 2),
             aivat=None,
+            address=address,
         )
         rows.append(
             ReportRow(opponent, "duplicate", result.hands, result.estimate, result.aivat, result.seconds)
@@ -244,10 +252,13 @@ def strength_report(
                 name=spec,
                 on_progress=progress(done, 1),
                 aivat=None,
+                address=address,
             )
             rows.append(ReportRow(f"lbr:{menu}", "lbr", lbr.hands, lbr.estimate, lbr.aivat, lbr.seconds))
             done += lbr.hands
-    return StrengthReport(spec, seed, hands, workers, tuple(rows), command, report_notes(agent))
+    return StrengthReport(
+        spec, seed, hands, workers, tuple(rows), command, report_notes(agent), on_ray=address is not None
+    )
 
 
 __all__ = [

@@ -21,6 +21,7 @@ process; ``ray.shutdown()`` ends it.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,8 +37,11 @@ def limit_threads() -> None:
     (The agents are unpickled before this runs, so torch is loaded here exactly when some agent
     needs it.) The same holds for numpy's BLAS (the search's matrix products) and numba's parallel
     kernels. Numba first: starting its OpenMP threads sets the OpenMP thread count that torch shares
-    (to every core), so torch's comes after.
+    (to every core), so torch's comes after. The environment says one thread too, for the libraries
+    that a chunk imports later.
     """
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[name] = "1"
     numba = sys.modules.get("numba")
     if numba is not None:
         numba.set_num_threads(1)

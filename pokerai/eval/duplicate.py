@@ -50,6 +50,7 @@ the interval the same hands would give if they were treated as independent
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -279,7 +280,10 @@ def run_chunks(
                 on_progress(done)
         return results
     ordered: list[Any] = [None] * len(bounds)
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=shared) as pool:
+    # Workers start from a fresh server process, never forked from this one: a process that has run
+    # OpenMP code (k-means in a search's buckets) cannot fork safely, and GNU OpenMP kills the child.
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, context, initializer=_init_worker, initargs=shared) as pool:
         futures: dict[Future[Any], int] = {
             pool.submit(_call_in_worker, function, *before, start, stop, *after): index
             for index, (start, stop) in enumerate(bounds)
@@ -436,8 +440,9 @@ def duplicate_match(
 
     ``workers`` > 1 plays chunks of pairs in that many processes (the agents are
     pickled to each once); the result is the same as with one, unless an agent learns from
-    ``end_hand`` (module docstring). ``log_path``
-    receives every hand's ACPC ``STATE`` line in hand order, written atomically.
+    ``end_hand`` (module docstring). Solves stop on their iteration counts, never on a clock
+    (each agent's ``drop_time_budgets()`` is called first), so the machine does not matter
+    either. ``log_path`` receives every hand's ACPC ``STATE`` line in hand order, written atomically.
     ``on_progress`` gets the number of pairs done. ``names`` label A and B in the
     result (default: the agents' ``name``). ``aivat`` (an :class:`~pokerai.eval.aivat.AIVATConfig`,
     or True for the default one) also scores every hand with AIVAT; None does so when either
@@ -455,6 +460,8 @@ def duplicate_match(
     if aivat is None:
         aivat = knows_policy(agent_a) or knows_policy(agent_b)
     aivat_config = (AIVATConfig() if aivat else None) if isinstance(aivat, bool) else aivat
+    for agent in (agent_a, agent_b):
+        agent.drop_time_budgets()
     started = time.perf_counter()
     chunks: list[_PairChunk] = run_chunks(
         _play_pairs,

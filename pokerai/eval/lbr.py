@@ -445,7 +445,9 @@ def lbr_match(
 
     Hand ``i`` is dealt from ``default_rng([seed, i])``; LBR is player ``i % 2`` and the
     button is ``(i // 2) % 2``, so it plays both positions equally often. The result
-    does not depend on ``workers``. A target without ``action_probability`` is a ``ValueError``.
+    does not depend on ``workers``, nor on the machine: the target's solves stop on their iteration
+    counts (``target.drop_time_budgets()`` is called first). A target without
+    ``action_probability`` is a ``ValueError``.
     ``aivat`` (an :class:`~pokerai.eval.aivat.AIVATConfig`, or True for the default one) also
     scores every hand with AIVAT, the target's seat known; None does so when the target
     implements ``range_policy``; False, the default, does not. ``address`` plays the hands as
@@ -465,6 +467,7 @@ def lbr_match(
     if aivat is None:
         aivat = knows_policy(target)
     aivat_config = (AIVATConfig() if aivat else None) if isinstance(aivat, bool) else aivat
+    target.drop_time_budgets()
     started = time.perf_counter()
     chunks = run_chunks(
         _play_lbr_hands,

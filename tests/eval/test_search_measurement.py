@@ -273,7 +273,7 @@ def test_the_aivat_mean_of_a_search_agent_against_itself_is_near_zero() -> None:
     """Unbiased: the AIVAT mean of the agent against a copy of itself, over hands with their own random
     numbers (no mirrored randomness, so hands do not cancel in pairs), lies within 4 standard errors of 0."""
     result = duplicate_match(
-        _small(SMALL), _small(SMALL), 60, seed=51, aivat=AIVATConfig(boards=8), mirror_randomness=False
+        _small(SMALL), _small(SMALL), 30, seed=51, aivat=AIVATConfig(boards=8), mirror_randomness=False
     )
     assert result.aivat_results is not None
     values = result.aivat_results.ravel()

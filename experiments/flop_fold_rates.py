@@ -61,9 +61,9 @@ def first_answer(spec: str, hands: int, seed: int) -> dict[int, list[int]]:
         state = HUNLState.new(game, button, deck=deck)
         pending: int | None = None
         while not state.is_over and state.street <= Street.TURN:
-            player = state.to_act
-            assert player is not None
-            action = agents[player].act(Observation.from_state(state), rngs[player])
+            actor = state.to_act
+            assert actor is not None
+            action = agents[actor].act(Observation.from_state(state), rngs[actor])
             if pending is not None:
                 counts = tally[pending]
                 counts[0] += 1

@@ -18,6 +18,9 @@ The shares sum to LBR's mean winnings; the AIVAT shares to its AIVAT estimate.
     OMP_NUM_THREADS=1 python experiments/lbr_leaks.py --hands 1500 --seed 8181 \\
         --out runs/lbr_leaks.jsonl "search:checkpoints/hunl_blueprint"
     python experiments/lbr_leaks.py --table runs/lbr_leaks.jsonl
+    python experiments/lbr_leaks.py --paired runs/lbr_leaks.jsonl runs/lbr_leaks_other.jsonl
+
+``--paired`` compares two runs of the same seed (two targets on the same deals) hand by hand.
 """
 
 from __future__ import annotations
@@ -153,12 +156,39 @@ def play(args: Any) -> None:
                 print(f"hand {hand + 1}: {time.perf_counter() - started:.0f} s", flush=True)
 
 
+def paired(first: Path, second: Path) -> None:
+    """LBR's winnings against two targets on the hands both files hold (the same seed): each file's
+    AIVAT estimate and their paired difference, with 95% intervals."""
+    runs = []
+    for path in (first, second):
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        runs.append({record["hand"]: record for record in records})
+    if len({record["seed"] for run in runs for record in run.values()}) > 1:
+        raise SystemExit("the files hold hands of different seeds: nothing to pair")
+    hands = sorted(set(runs[0]) & set(runs[1]))
+    scale = 1000.0 / HUNLConfig().big_blind
+    values = [np.array([run[hand]["aivat"] for hand in hands]) * scale for run in runs]
+    print(f"{len(hands)} hands played against both (AIVAT, mbb/hand, LBR's winnings)")
+    for path, value in zip((first, second), values, strict=True):
+        estimate = mean_ci95(value)
+        print(f"  {runs[0 if path == first else 1][hands[0]]['target']}: {estimate.mean:+,.0f} "
+              f"[{estimate.low:+,.0f}, {estimate.high:+,.0f}]")  # fmt: skip
+    difference = mean_ci95(values[1] - values[0])
+    print(f"  second minus first: {difference.mean:+,.0f} [{difference.low:+,.0f}, {difference.high:+,.0f}]")
+
+
 def main() -> None:
     parser = script_parser(__doc__, hands=1500, seed=8181)
     parser.add_argument("target", metavar="SPEC", nargs="?")
     parser.add_argument("--out", help="JSON lines file the hands are appended to")
     parser.add_argument("--table", metavar="FILE", help="print the breakdown of a file and stop")
+    parser.add_argument(
+        "--paired", nargs=2, metavar="FILE", help="compare two files' targets on the same hands"
+    )
     args = parse_single_threaded(parser)
+    if args.paired:
+        paired(Path(args.paired[0]), Path(args.paired[1]))
+        return
     if args.table:
         table(Path(args.table))
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,8 +11,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+import pokerai.agents.search as search_module
 from pokerai.agents.base import Observation
 from pokerai.agents.blueprint import BlueprintAgent, slot_range_policy
+from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
 from pokerai.agents.table import default_opponent_spec
 from pokerai.cli.play.session import PlaySession
@@ -171,10 +174,34 @@ def test_the_range_grid_sums_to_the_range(client: TestClient, analyzer: Analyzer
     assert answer["opponent"]["player"] == 1
 
 
+def test_a_search_asked_before_its_warm_up_is_done_is_not_kept(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold search (its first-time work not done within the budget) answers with the blueprint and says
+    so; the spot is searched once the warm-up is done, not left with the cold answer."""
+    monkeypatch.setattr(search_module, "_WARMED", set())
+    release = threading.Event()
+
+    def held_warm_up(agent: SearchAgent) -> None:  # the first-time work, held until released
+        release.wait()
+        load_solver_kernel()
+        search_module._WARMED.update((1, 2, 3))
+
+    monkeypatch.setattr(SearchAgent, "warm_up", held_warm_up)
+    river = {"hole": "QhJh", "board": "Qs8d3c4h2s", "history": "r300c/cc/cc/"}  # a spot no other test asks
+    first = get(client, "/api/search", **river)
+    assert first["iterations"] == 0 and not first["cached"] and "warming up" in first["note"]
+    release.set()
+    search_module._warm_thread.join()  # type: ignore[union-attr]
+    second = get(client, "/api/search", **river)
+    assert second["iterations"] > 0 and not second["cached"] and second["note"] == ""
+
+
 def test_search_reports_its_iterations_on_the_river_and_says_where_it_does_not_search(
-    client: TestClient,
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     load_solver_kernel()  # the budget then counts iterations, not a first compile
+    monkeypatch.setattr(search_module, "_WARMED", {1, 2, 3})  # and the search need not warm up first
     river = get(client, "/api/search", hole="AhKh", board="Ks7d2c5h9c", history="r300c/cc/cc/")
     assert river["available"] and river["iterations"] > 0 and river["seconds"] > 0
     assert sum(action["probability"] for action in river["actions"]) == pytest.approx(1.0)

@@ -66,7 +66,7 @@ WARM_UP_ITERATIONS = 2
 """Iterations of each street's solve in :meth:`SearchAgent.warm_up`: enough to run every kernel once."""
 
 _WARMED: set[int] = set()  # the streets whose search has run in this process (SearchAgent.warm_up)
-_WARM_LOCK = threading.Lock()
+_WARM_LOCK, _WARM_SOLVES = threading.Lock(), threading.Lock()
 _warm_thread: threading.Thread | None = None
 _warm_errors: list[BaseException] = []
 
@@ -146,19 +146,20 @@ class SearchAgent(BlueprintAgent):
         ):
             load_clustering()
         streets = [street for street in (Street.FLOP, Street.TURN, Street.RIVER) if self.searches(street)]
-        if set(streets) <= _WARMED:
-            return
-        state = HUNLState.new(self._game.config, 0, deck=WARM_UP_DECK)
-        for street in streets:
-            while state.street < street:
-                state = state.after(ActionKind.CALL)  # the blinds complete, then checks
-            hands = np.random.default_rng(street).random((2, NUM_COMBOS))  # distinct hands: no k-means ties
-            hands[:, combos_holding(state.board)] = 0.0
-            solve_street(
-                self.blueprint, state, hands[0], hands[1], {}, self.street_options(street),
-                iterations=WARM_UP_ITERATIONS,
-            )  # fmt: skip
-        _WARMED.update(streets)  # all at once: no search at the table runs beside one of these
+        with _WARM_SOLVES:  # one warm-up at a time: pokerai play's thread and a decision's may both start one
+            if set(streets) <= _WARMED:
+                return
+            state = HUNLState.new(self._game.config, 0, deck=WARM_UP_DECK)
+            for street in streets:
+                while state.street < street:
+                    state = state.after(ActionKind.CALL)  # the blinds complete, then checks
+                hands = np.random.default_rng(street).random((2, NUM_COMBOS))  # distinct: no k-means ties
+                hands[:, combos_holding(state.board)] = 0.0
+                solve_street(
+                    self.blueprint, state, hands[0], hands[1], {}, self.street_options(street),
+                    iterations=WARM_UP_ITERATIONS,
+                )  # fmt: skip
+            _WARMED.update(streets)  # all at once: no search at the table runs beside one of these
 
     def searches(self, street: int) -> bool:
         """Whether the agent searches ``street``."""

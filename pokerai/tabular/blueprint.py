@@ -208,7 +208,9 @@ class TabularBlueprint:
         thousands of times."""
         if street == 0:
             return np.asarray(self.abstraction.bucket(0, hole, board), dtype=np.int64).reshape(-1)
-        boards, inverse = np.unique(board, axis=0, return_inverse=True)
+        codes = board @ (52 ** np.arange(board.shape[1], dtype=np.int64))  # one number a board: a 1-D unique
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        boards = board[first]
         pairs = _PAIR_INDEX[hole[:, 0], hole[:, 1]]
         out = np.empty(len(hole), dtype=np.int64)
         tables = self.__dict__.setdefault("_board_tables", {})

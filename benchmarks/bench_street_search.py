@@ -14,6 +14,10 @@ their medians on 2 idle cores.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40
     OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40 --timed
+    OMP_NUM_THREADS=1 python benchmarks/bench_street_search.py --hands 40 --timed --opponent lbr
+
+With ``--opponent lbr`` the opponent is local best response in Lisý & Bowling's menu, and the
+iterations count every solve, LBR's questions included (the spots whose figures matter most).
 
 Prints a Markdown table: per agent and street, the decisions timed, the median, 95th
 percentile and largest milliseconds, and the 5th percentile and median CFR+ iterations of the
@@ -35,6 +39,7 @@ from pokerai.agents.blueprint import BlueprintAgent
 from pokerai.agents.search import SearchAgent
 from pokerai.agents.spec import make_agent
 from pokerai.engine.state import HUNLState, Street
+from pokerai.eval.lbr import LBR_MENUS, LocalBestResponse
 
 DEFAULT_SPEC = "search:checkpoints/hunl_blueprint"
 """The default bot: the flop, turn and river searched within a budget over the shipped blueprint."""
@@ -49,6 +54,8 @@ def play(agent: BlueprintAgent, opponent: Agent, hands: int, seed: int) -> dict[
         rng = np.random.default_rng([seed, hand])
         state = HUNLState.new(agent.blueprint.game.config, hand % 2, rng=rng)
         seat = 0
+        agent.begin_hand(seat, hand % 2)
+        opponent.begin_hand(1 - seat, hand % 2)
         while not state.is_over:
             observation = Observation.from_state(state)
             if state.to_act == seat:
@@ -67,7 +74,7 @@ def main() -> None:
     )
     parser.add_argument("--spec", default=DEFAULT_SPEC)
     parser.add_argument("--peer", default=DEFAULT_PEER)
-    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--opponent", default="heuristic", help="an agent spec, or lbr: local best response")
     parser.add_argument("--hands", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timed", action="store_true", help="keep the solves' time budgets, as in play")
@@ -86,7 +93,12 @@ def main() -> None:
         if not args.timed:
             agent.drop_time_budgets()
         agent.warm_up()
-        times = play(agent, make_agent(args.opponent), args.hands, args.seed)
+        opponent = (
+            LocalBestResponse(agent, LBR_MENUS["lisy-bowling"])
+            if args.opponent == "lbr"
+            else make_agent(args.opponent)
+        )
+        times = play(agent, opponent, args.hands, args.seed)
         iterations: dict[int, list[int]] = defaultdict(list)
         if isinstance(agent, SearchAgent):
             for stat in agent.stats:

@@ -50,6 +50,7 @@ def lbr_with_folds(target: Any, hands: int, seed: int) -> dict[str, Any]:
     """LBR (Lisý & Bowling's menu) against ``target``: plain and AIVAT mbb/hand with 95% intervals, and
     per postflop street how often the target folded to LBR's pot-sized bets."""
     config = HUNLConfig()
+    target.drop_time_budgets()
     exploiter = LocalBestResponse(target, LBR_MENUS["lisy-bowling"])
     plain = np.zeros(hands)
     aivat = np.zeros(hands)

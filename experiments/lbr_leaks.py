@@ -133,6 +133,7 @@ def play(args: Any) -> None:
                     raise SystemExit(f"{out} holds hands of another target or seed")
                 done.add(record["hand"])
     target = make_agent(args.target)
+    target.drop_time_budgets()  # solves stop on iteration counts, as in pokerai eval --lbr
     exploiter = LocalBestResponse(target, LBR_MENUS["lisy-bowling"])
     game, aivat_config = HUNLConfig(), AIVATConfig()
     started = time.perf_counter()

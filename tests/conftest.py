@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,3 +68,27 @@ def local_ray() -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+@pytest.fixture
+def cold_search(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """This process as if no search had warmed up in it (no street warm, no warm-up thread or error),
+    with ``SearchAgent.warm_up`` held until the test sets the returned gate."""
+    import pokerai.agents.search as search_module
+
+    gate = threading.Event()
+    real_warm_up = search_module.SearchAgent.warm_up
+
+    def held_warm_up(agent: search_module.SearchAgent) -> None:
+        gate.wait()
+        real_warm_up(agent)
+
+    monkeypatch.setattr(search_module, "_WARMED", set())
+    monkeypatch.setattr(search_module, "_warm_thread", None)
+    monkeypatch.setattr(search_module, "_warm_errors", [])
+    monkeypatch.setattr(search_module.SearchAgent, "warm_up", held_warm_up)
+    yield gate
+    gate.set()
+    thread = search_module._warm_thread
+    if thread is not None:
+        thread.join()

@@ -204,7 +204,7 @@ class SearchAgent(BlueprintAgent):
                     _warm_thread.start()
             _warm_thread.join(max(deadline - time.perf_counter(), 0.0))
             if _warm_errors:
-                raise RuntimeError("warming up the search failed") from _warm_errors[0]
+                raise RuntimeError("warming up the search failed") from _warm_errors.pop()
         return street in _WARMED
 
     def _warm_up_logged(self) -> None:

@@ -40,8 +40,10 @@ def limit_threads() -> None:
     (to every core), so torch's comes after. The environment says one thread too, for the libraries
     that a chunk imports later.
     """
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
+    if "numba" not in sys.modules:  # once numba has read it, a changed value fails its next compile
+        os.environ["NUMBA_NUM_THREADS"] = "1"
     numba = sys.modules.get("numba")
     if numba is not None:
         numba.set_num_threads(1)

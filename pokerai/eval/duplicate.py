@@ -237,6 +237,18 @@ def _call_in_worker(function: Callable[..., Any], *args: Any) -> Any:
     return function(*_WORKER_OBJECTS, *args)
 
 
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Forked workers where that is safe: they share the agents' memory and start at once. A process
+    that has loaded GNU OpenMP (scikit-learn's k-means in a search's buckets, torch) starts them from
+    a fork server instead, since a child forked after OpenMP's threads started aborts."""
+    try:
+        with open("/proc/self/maps") as maps:
+            openmp = "libgomp" in maps.read()
+    except OSError:  # not Linux: the platform's own default
+        return multiprocessing.get_context()
+    return multiprocessing.get_context("forkserver" if openmp else "fork")
+
+
 def run_chunks(
     function: Callable[..., Any],
     shared: tuple[Any, ...],
@@ -280,10 +292,7 @@ def run_chunks(
                 on_progress(done)
         return results
     ordered: list[Any] = [None] * len(bounds)
-    # Workers start from a fresh server process, never forked from this one: a process that has run
-    # OpenMP code (k-means in a search's buckets) cannot fork safely, and GNU OpenMP kills the child.
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(workers, context, initializer=_init_worker, initargs=shared) as pool:
+    with ProcessPoolExecutor(workers, _pool_context(), initializer=_init_worker, initargs=shared) as pool:
         futures: dict[Future[Any], int] = {
             pool.submit(_call_in_worker, function, *before, start, stop, *after): index
             for index, (start, stop) in enumerate(bounds)

@@ -175,19 +175,19 @@ class StrengthReport:
 
 
 def report_notes(agent: Agent) -> tuple[str, ...]:
-    """What a reader must know about how ``agent`` was measured (its search budgets, if any)."""
+    """What a reader must know about how ``agent`` was measured: a search's iteration counts."""
     config = getattr(agent, "config", None)
     if not isinstance(config, SearchConfig):
         return ()
-    searched = [(name, search) for name in STREETS if (search := getattr(config, name)).iterations > 0]
-    timed = [f"{name} {search.budget_ms:g} ms" for name, search in searched if search.budget_ms is not None]
-    if timed:
-        return (
-            f"The agent searches with wall-clock budgets ({', '.join(timed)}): its play depends on the "
-            "machine's speed and is not reproducible. Set each searched street's budget_ms=none to fix "
-            "an iteration budget.",
-        )
-    return ("The agent searches with fixed iteration budgets: reproducible.",) if searched else ()
+    searched = [
+        f"{name} {search.iterations}" for name in STREETS if (search := getattr(config, name)).iterations > 0
+    ]
+    if not searched:
+        return ()
+    return (
+        f"The agent's solves stop on iteration counts ({', '.join(searched)}), never on a clock: the "
+        "figures are reproducible from the seed on any machine.",
+    )
 
 
 def strength_report(

@@ -228,8 +228,8 @@ class TabularBlueprint:
                     street, _PAIRS[live], np.tile(cards, (int(live.sum()), 1))
                 )
                 tables[key] = table
-                while len(tables) > BOARD_TABLES_KEPT:
-                    tables.pop(next(iter(tables)))
+                for stale in list(tables)[:-BOARD_TABLES_KEPT]:  # oldest first; another thread may evict too
+                    tables.pop(stale, None)
             out[chosen] = table[pairs[chosen]]
         return out
 

@@ -461,7 +461,7 @@ class Analyzer:
         key = public_key(observation)
         with self.lock:
             agent.forget_unready()  # a spot answered while the solver was loading is searched now
-            searches = agent.searches_run
+            searches, unready = agent.searches_run, agent.searches_unready
             started = time.perf_counter()
             probabilities, actions = agent.decision(observation)
             wall = time.perf_counter() - started
@@ -471,7 +471,7 @@ class Analyzer:
                 if solved:  # the decision's own solve is the last: its earlier ones come first
                     self._searched[key] = (agent.stats[-1].iterations, agent.stats[-1].seconds)
                 iterations, seconds = self._searched.get(key, (0, 0.0))
-                if key not in self._searched:
+                if agent.searches_unready > unready:
                     note = "the search is still warming up: the blueprint answered; ask again"
             elif agent.answers_offtree_allin(observation):
                 solution = agent.allin_solution(observation, replay_observation(observation))

@@ -203,28 +203,19 @@ def test_a_match_stops_solves_on_iterations_not_the_clock() -> None:
     results = []
     for spec in (RIVER, RIVER + budget):
         agent = _small(spec)
-        result = duplicate_match(agent, make_agent("heuristic"), 2, seed=31)
+        result = duplicate_match(agent, make_agent("call"), 2, seed=31)  # every hand reaches the river
         assert all(
             search.budget_ms is None for search in (agent.config.flop, agent.config.turn, agent.config.river)
         )
+        assert agent.searches_run > 0 and agent.searches_unready == 0
+        assert all(stat.iterations == 6 for stat in agent.stats)
         results.append(result.a_results)
     np.testing.assert_array_equal(results[0], results[1])
 
 
-def test_a_timed_search_waits_for_its_warm_up_and_keeps_no_cold_answer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_timed_search_waits_for_its_warm_up_and_keeps_no_cold_answer(cold_search: threading.Event) -> None:
     """Before the process's warm-up is done a timed decision plays the blueprint, not kept for the spot;
     once it is done the same spot is searched."""
-    monkeypatch.setattr(search_module, "_WARMED", set())
-    release = threading.Event()
-    real_warm_up = SearchAgent.warm_up
-
-    def slow_warm_up(agent: SearchAgent) -> None:
-        release.wait()
-        real_warm_up(agent)
-
-    monkeypatch.setattr(SearchAgent, "warm_up", slow_warm_up)
     agent = _small(RIVER + "&river.budget_ms=1")
     state = HUNLState.new(agent.blueprint.game.config, 0, deck=[0, 1, 2, 3, 8, 17, 26, 35, 44])
     while state.street < 3:
@@ -234,7 +225,7 @@ def test_a_timed_search_waits_for_its_warm_up_and_keeps_no_cold_answer(
     cold, _ = agent.decision(observation)
     assert (agent.searches_run, agent.searches_unready) == (0, 1)
     np.testing.assert_allclose(cold, agent.blueprint_rows(state)[_hole_index(observation)] / 1.0, atol=1e-12)
-    release.set()
+    cold_search.set()
     search_module._warm_thread.join()  # type: ignore[union-attr]
     agent.forget_unready()
     agent.decision(observation)

@@ -12,6 +12,7 @@ import numba
 import numpy as np
 import pytest
 
+import pokerai.agents.search as search_module
 import pokerai.search.allin as allin_module
 import pokerai.search.subgame as subgame_module
 from pokerai.agents.base import Observation
@@ -128,6 +129,7 @@ def test_the_warm_up_calls_the_kernel_with_the_argument_types_of_a_solve_at_the_
     monkeypatch.setattr(allin_module, "_KERNEL_LOADED", threading.Event())
     BlueprintAgent(capped, threshold=0.3, allin="solve").warm_up()
     assert len(calls) == before + 1
+    monkeypatch.setattr(search_module, "_WARMED", {1, 2, 3})  # the street solves of its warm-up are done
     SearchAgent(capped, threshold=0.3).warm_up()
     assert len(calls) == before + 1
     monkeypatch.setattr(allin_module, "_KERNEL_LOADED", threading.Event())
@@ -191,8 +193,8 @@ def test_a_budgeted_allin_answer_whose_solver_is_not_ready_is_the_networks_then_
     assert (agent.allin_unready, agent.allin_solves) == (1, 1)
 
 
-def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
-    capped: Blueprint, slow_warm_up: threading.Event
+def test_a_budgeted_search_that_is_not_warm_plays_the_blueprint(
+    capped: Blueprint, cold_search: threading.Event
 ) -> None:
     observation = Observation.from_state(scripted(capped, CHECKED_DOWN))  # the river, nobody all-in
     river_only = SearchConfig(flop=FlopSearch(iterations=0), turn=TurnSearch(iterations=0))
@@ -202,9 +204,9 @@ def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
     blueprint = BlueprintAgent(capped, threshold=0.3)
     assert np.array_equal(agent.decision(observation)[0], blueprint.decision(observation)[0])
     assert (agent.searches_unready, len(agent.stats)) == (1, 0)
-    slow_warm_up.set()
-    assert allin_module._background is not None
-    allin_module._background.join()
+    cold_search.set()
+    assert search_module._warm_thread is not None
+    search_module._warm_thread.join()
     agent.config = dataclasses.replace(agent.config, river=RiverSearch(budget_ms=1e6))
     # Ready now, but within the hand the spot keeps the policy it was played with (what AIVAT asks);
     # a tool that asks outside hands forgets it (the next hand's begin_hand forgets everything).
@@ -218,6 +220,22 @@ def test_a_budgeted_search_whose_solver_is_not_ready_plays_the_blueprint(
         ).decision(observation)[0],
     )
     assert (agent.searches_unready, len(agent.stats)) == (1, 1)
+
+
+def test_a_failed_search_warm_up_is_raised_where_a_timed_decision_waits_for_it(
+    capped: Blueprint, cold_search: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(agent: SearchAgent) -> None:
+        raise MemoryError("no room for the tables")
+
+    monkeypatch.setattr(SearchAgent, "warm_up", broken)
+    river_only = SearchConfig(flop=FlopSearch(iterations=0), turn=TurnSearch(iterations=0))
+    agent = SearchAgent(
+        capped, dataclasses.replace(river_only, river=RiverSearch(budget_ms=1e6)), threshold=0.3
+    )
+    with pytest.raises(RuntimeError, match="warming up the search failed") as raised:
+        agent.decision(Observation.from_state(scripted(capped, CHECKED_DOWN)))
+    assert isinstance(raised.value.__cause__, MemoryError)
 
 
 def test_a_failed_warm_up_is_raised_where_a_decision_waits_for_it(monkeypatch: pytest.MonkeyPatch) -> None:

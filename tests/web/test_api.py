@@ -175,15 +175,13 @@ def test_the_range_grid_sums_to_the_range(client: TestClient, analyzer: Analyzer
 
 
 def test_a_search_asked_before_its_warm_up_is_done_is_not_kept(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, cold_search: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cold search (its first-time work not done within the budget) answers with the blueprint and says
     so; the spot is searched once the warm-up is done, not left with the cold answer."""
-    monkeypatch.setattr(search_module, "_WARMED", set())
-    release = threading.Event()
 
-    def held_warm_up(agent: SearchAgent) -> None:  # the first-time work, held until released
-        release.wait()
+    def held_warm_up(agent: SearchAgent) -> None:  # the first-time work, held by the gate (and cheap)
+        cold_search.wait()
         load_solver_kernel()
         search_module._WARMED.update((1, 2, 3))
 
@@ -191,7 +189,7 @@ def test_a_search_asked_before_its_warm_up_is_done_is_not_kept(
     river = {"hole": "QhJh", "board": "Qs8d3c4h2s", "history": "r300c/cc/cc/"}  # a spot no other test asks
     first = get(client, "/api/search", **river)
     assert first["iterations"] == 0 and not first["cached"] and "warming up" in first["note"]
-    release.set()
+    cold_search.set()
     search_module._warm_thread.join()  # type: ignore[union-attr]
     second = get(client, "/api/search", **river)
     assert second["iterations"] > 0 and not second["cached"] and second["note"] == ""

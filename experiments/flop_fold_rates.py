@@ -56,8 +56,8 @@ def first_answer(spec: str, hands: int, seed: int) -> dict[int, list[int]]:
         rngs = [np.random.Generator(np.random.PCG64(int(value))) for value in rng.integers(2**63, size=2)]
         agents = [target, target]
         agents[me] = exploiter
-        for player in (0, 1):
-            agents[player].begin_hand(player, button)
+        for seat in (0, 1):
+            agents[seat].begin_hand(seat, button)
         state = HUNLState.new(game, button, deck=deck)
         pending: int | None = None
         while not state.is_over and state.street <= Street.TURN:
@@ -70,7 +70,7 @@ def first_answer(spec: str, hands: int, seed: int) -> dict[int, list[int]]:
                 counts[{ActionKind.FOLD: 1, ActionKind.CALL: 2}.get(action.kind, 3)] += 1
                 break
             if (
-                player == me
+                actor == me
                 and action.kind is ActionKind.RAISE
                 and state.street in (Street.FLOP, Street.TURN)
             ):

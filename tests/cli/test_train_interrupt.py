@@ -61,6 +61,7 @@ def without_timings(state: dict[str, Any]) -> dict[str, Any]:
     return {**{key: value for key, value in state.items() if key != "traversal_seconds"}, "history": history}
 
 
+@pytest.mark.slow  # about 7 s: two training subprocesses
 def test_ctrl_c_then_resume_ends_bit_identical_to_an_uninterrupted_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

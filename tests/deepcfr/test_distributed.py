@@ -106,6 +106,7 @@ def one_process(run_dir: Path, **changes: Any) -> DeepCFRTrainer:
     return trainer
 
 
+@pytest.mark.slow  # about 9 s with Ray's start
 def test_two_workers_fill_the_reservoirs_as_one_process_does(local_ray: Any, tmp_path: Path) -> None:
     config = load_deepcfr_config(LEDUC)
     with RayTraversalPool(config, 2) as pool:
@@ -192,6 +193,7 @@ def test_a_cluster_without_free_cpus_is_a_clear_error_not_a_hang(local_ray: Any)
         assert len({s["pid"] for s in pool.worker_stats()}) == 2
 
 
+@pytest.mark.slow  # about 5 s
 def test_train_command_with_two_workers(
     local_ray: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -59,8 +59,8 @@ class StreetSearch:
     The search is a CFR+ solve of the street's subgame for at most ``iterations`` iterations
     or ``budget_ms`` milliseconds, whichever ends first (matches, LBR and the report drop the
     budget, so that a seed reproduces their figures: each street's default ``iterations`` is the
-    median count its default budget ran on 2 idle cores over LBR's questions); the agent then plays the blend of
-    the solved strategy and the blueprint's with weight ``min(iterations run /
+    median count its default budget ran on 2 idle cores over LBR's questions); the agent then
+    plays the blend of the solved strategy and the blueprint's with weight ``min(iterations run /
     full_iterations, 1)``. ``iterations`` 0 does not search (the blueprint plays the street).
     Each street's subclass sets its own defaults.
     """

@@ -69,11 +69,7 @@ def first_answer(spec: str, hands: int, seed: int) -> dict[int, list[int]]:
                 counts[0] += 1
                 counts[{ActionKind.FOLD: 1, ActionKind.CALL: 2}.get(action.kind, 3)] += 1
                 break
-            if (
-                actor == me
-                and action.kind is ActionKind.RAISE
-                and state.street in (Street.FLOP, Street.TURN)
-            ):
+            if actor == me and action.kind is ActionKind.RAISE and state.street in (Street.FLOP, Street.TURN):
                 pending = int(state.street)
             state.apply(action)
     return tally

@@ -7,9 +7,9 @@ opponent at a street's start comes from the blueprint's model of the opponent's 
 each floored at ``floor``; LBR calls preflop with far more hands than the blueprint would. Does a
 wider model of the opponent (a higher ``floor``), or another search setting, fold less?
 
-Plays the deals of ``pokerai eval --lbr --lbr-menu lisy-bowling`` (hand ``i`` dealt from
-``default_rng([seed, i])``) for each configuration until the target answers LBR's first pot or
-all-in bet of the flop or turn (or the hand ends), without AIVAT, and counts the answers. Each
+Plays the hands of ``pokerai eval --lbr --lbr-menu lisy-bowling`` (``play_lbr_hand``, without AIVAT)
+for each configuration and counts the target's answers to LBR's first pot or all-in bet of the
+flop or turn. Each
 configuration is a search spec's options added to the default bot's (``&``-joined).
 
     OMP_NUM_THREADS=1 python experiments/flop_fold_rates.py --hands 300 --seed 8282 \\
@@ -24,62 +24,29 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
-from pokerai.agents.base import Observation
 from pokerai.agents.spec import make_agent
 from pokerai.engine.history import STREET_NAMES as STREETS
-from pokerai.engine.state import ActionKind, HUNLConfig, HUNLState, Street
-from pokerai.eval.lbr import LBR_MENUS, LocalBestResponse
+from pokerai.engine.state import HUNLConfig
+from pokerai.eval.lbr import LBR_MENUS, LocalBestResponse, play_lbr_hand
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_single_threaded, script_parser
+from lbr_leaks import hand_record
 
 BASE = "search:checkpoints/hunl_blueprint"
 
 
-def first_answer(spec: str, hands: int, seed: int) -> dict[int, list[int]]:
-    """Per street, [bets answered, folds, calls, raises] of the target to LBR's first flop or turn bet."""
-    target = make_agent(spec)
-    target.drop_time_budgets()
-    exploiter = LocalBestResponse(target, LBR_MENUS["lisy-bowling"])
-    game = HUNLConfig()
+def tally_first_answers(hands_moves: Iterable[list[str]]) -> dict[int, list[int]]:
+    """Per street, [bets answered, folds, calls, raises]: the target's answer to LBR's first pot or all-in
+    bet of the flop or turn in each hand (moves as :func:`lbr_leaks.hand_record` writes them)."""
     tally: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for hand in range(hands):
-        rng = np.random.default_rng([seed, hand])  # the deal and seats of pokerai.eval.lbr.play_lbr_hand
-        deck = rng.permutation(52)[:9].tolist()
-        me, button = hand & 1, (hand >> 1) & 1
-        rngs = [np.random.Generator(np.random.PCG64(int(value))) for value in rng.integers(2**63, size=2)]
-        agents = [target, target]
-        agents[me] = exploiter
-        for seat in (0, 1):
-            agents[seat].begin_hand(seat, button)
-        state = HUNLState.new(game, button, deck=deck)
-        pending: int | None = None
-        while not state.is_over and state.street <= Street.TURN:
-            actor = state.to_act
-            assert actor is not None
-            action = agents[actor].act(Observation.from_state(state), rngs[actor])
-            if pending is not None:
-                counts = tally[pending]
-                counts[0] += 1
-                counts[{ActionKind.FOLD: 1, ActionKind.CALL: 2}.get(action.kind, 3)] += 1
-                break
-            if actor == me and action.kind is ActionKind.RAISE and state.street in (Street.FLOP, Street.TURN):
-                pending = int(state.street)
-            state.apply(action)
-    return tally
-
-
-def from_leaks(path: Path, hands: int) -> dict[int, list[int]]:
-    """The same tally from the first ``hands`` hands that ``experiments/lbr_leaks.py`` wrote to ``path``."""
-    tally: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for line in path.read_text().splitlines()[:hands]:
-        moves = [move.split(":") for move in json.loads(line)["moves"]]
+    for hand in hands_moves:
+        moves = [move.split(":") for move in hand]
         for index, (street, who, kind) in enumerate(moves):
             if (
                 who == "L"
@@ -92,6 +59,21 @@ def from_leaks(path: Path, hands: int) -> dict[int, list[int]]:
                 counts[{"fold": 1, "call": 2}.get(moves[index + 1][2], 3)] += 1
                 break
     return tally
+
+
+def first_answer(spec: str, hands: int, seed: int) -> dict[int, list[int]]:
+    """The tally over ``hands`` LBR hands against ``spec`` (those of ``pokerai eval --lbr``)."""
+    target = make_agent(spec)
+    target.drop_time_budgets()
+    exploiter = LocalBestResponse(target, LBR_MENUS["lisy-bowling"])
+    played = (play_lbr_hand(target, exploiter, HUNLConfig(), seed, hand)[:2] for hand in range(hands))
+    return tally_first_answers(hand_record(state, me) for state, me in played)
+
+
+def from_leaks(path: Path, hands: int) -> dict[int, list[int]]:
+    """The same tally from the first ``hands`` hands that ``experiments/lbr_leaks.py`` wrote to ``path``."""
+    lines = path.read_text().splitlines()[:hands]
+    return tally_first_answers(json.loads(line)["moves"] for line in lines)
 
 
 def main() -> None:

@@ -45,7 +45,9 @@ the flop and preflop from ``AIVATConfig.boards`` boards drawn from a generator
 that play never sees. A fold is worth what it wins. Where both seats' policies
 are known, an action's value looks one step ahead: the mean of its children's
 values over the known reply (``AIVATConfig.lookahead``). Facing a shove that is
-mostly folded, "the bet is called" is a poor guess; the reply's policy is not.
+mostly folded, "the bet is called" is a poor guess; the reply's policy is not. Where the other
+seat's policy is unknown (local best response), a bet it must answer is worth the better answer
+for its real hand, fold or call, against the bettor's range after the bet.
 Before the deal the value is 0 by symmetry, and ``V`` at a chance node equals
 the mean over the next card of ``V`` after it (the equity is a martingale), so
 every chance term is exact in expectation; sampled equities are unbiased, so
@@ -179,7 +181,8 @@ class AIVATConfig:
     good ones remove more variance. ``lookahead``: at a known player's decision with at
     most this many actions (fold aside) that it may take, each action's value is the
     expectation over the reply of the next player when that player's policy is known
-    too (one step ahead, :func:`hand_aivat`); 0 turns it off. ``observer``: an
+    too (one step ahead, :func:`hand_aivat`), and a bet's value is the better of fold and
+    call for the next player's real hand when its policy is unknown; 0 turns it off. ``observer``: an
     :class:`AIVATObserver` told of every known decision and of the final weights; it sees
     the scoring and never changes it.
     """
@@ -469,6 +472,40 @@ def _mean_value(
     return values + strength * expected_stake
 
 
+def _unknown_reply(
+    state: HUNLState,
+    policy: RangePolicy,
+    candidate: int,
+    weights: npt.NDArray[np.float64],
+    called: npt.NDArray[np.float64],
+    player: int,
+) -> npt.NDArray[np.float64] | None:
+    """The value of ``candidate``'s child when it is a bet that the other seat, whose policy is
+    unknown, answers: the fold's value where folding is worth more to that seat than calling against
+    the actor's range after the bet (``weights`` times the candidate's probabilities; ``called``, the
+    check-down values of the call for each live hand), else None (the call's value stands). The other
+    seat's cards are the real ones, so this is a function of the state like any value."""
+    kind = ActionKind(int(policy.kinds[candidate]))
+    if kind is not ActionKind.RAISE:
+        return None
+    actor = state.to_act
+    assert actor is not None
+    child = state.clone()
+    child.apply(Action(actor, kind, int(policy.amounts[candidate])))
+    if child.to_act is None or child.street != state.street or child.call_amount == 0:
+        return None
+    after = weights * policy.probabilities[candidate]
+    mass = after.sum()
+    if mass <= 0:
+        return None
+    fold = _fold_value(child, player)
+    call = float((after * called).sum() / mass)
+    replier_gains = 1.0 if child.to_act == player else -1.0
+    if replier_gains * call >= replier_gains * fold:
+        return None
+    return np.full(len(weights), fold)
+
+
 def _decision_terms(
     walk: _HandWalk,
     replay: HUNLState,
@@ -532,6 +569,12 @@ def _decision_terms(
             expected = expected + policy.probabilities[candidate] * (looked - value(candidate))
             if candidate == row:
                 following = _Ahead(len(child.history), live, reply_policy)
+    elif len(candidates) <= config.lookahead:  # the reply is an unknown seat's, with its real cards
+        for candidate in candidates.tolist():
+            answer = _unknown_reply(replay, policy, candidate, walk.weights[live], value(candidate), player)
+            if answer is not None:
+                ahead_values[candidate] = answer
+                expected = expected + policy.probabilities[candidate] * (answer - value(candidate))
     if row is None:
         happened = np.zeros(len(live))
     else:

@@ -124,7 +124,8 @@ def test_a_spot_over_the_memory_cap_is_refused_before_it_starts() -> None:
 def test_a_river_solves_and_every_node_can_be_browsed(client: TestClient) -> None:
     started = client.post("/api/spot", json=RIVER).json()
     # The hands: AA, KK, QQ less the Qc, AK (6 + 6 + 3 + 16) and TT less the Td, 99, 88, AQs (3 + 6 + 6).
-    assert started["status"] == "running" and started["hands"] == [31, 15]
+    # A river this small may be solved before the answer is sent.
+    assert started["status"] in ("running", "done") and started["hands"] == [31, 15]
     assert started["memory_bytes"] > 0 and started["action_nodes"]["player"] > 0
     status = wait_for_end(client, started["id"])
     assert status["status"] == "done" and status["exploitability_pct"] <= 0.5

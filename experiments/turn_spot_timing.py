@@ -62,9 +62,8 @@ def turn_config(agent: SearchAgent, state: HUNLState, raise_cap: int, bets: str,
     searcher = state.to_act
     assert searcher is not None
     own, _ = agent.own_range(state)
-    opponent = opponent_range(
-        agent.blueprint, state, 1 - searcher, threshold=agent.config.opponent_threshold, floor=agent.config.floor
-    )
+    threshold, floor = agent.config.opponent_threshold, agent.config.floor
+    opponent = opponent_range(agent.blueprint, state, 1 - searcher, threshold=threshold, floor=floor)
     ranges = {searcher: own, 1 - searcher: opponent}
     out_of_position = 1 - state.button  # the big blind acts first after the flop
     return SpotConfig(
@@ -87,13 +86,13 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=0.5, help="exploitability target, % of the pot")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--max-iterations", type=int, default=300)
-    parser.add_argument("--bets", default="33%,100%,200%,a", help="postflop-solver's bet sizes (the blueprint's)")
+    parser.add_argument("--bets", default="33%,100%,200%,a", help="postflop-solver's bet sizes")
     parser.add_argument("--raises", default="33%,100%,200%,a", help="postflop-solver's raise sizes")
     args = parse_single_threaded(parser)
     agent = make_agent(BASE)
     assert isinstance(agent, SearchAgent)
     agent.drop_time_budgets()
-    print("| spot | board | pot | stack | nodes | memory | iterations | exploitability, % pot | s | search's, s |")
+    print("| spot | board | pot | stack | nodes | memory | iterations | exploit., % pot | s | search, s |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for number, state in enumerate(spots(args.leaks, args.spots, "turn")):
         config = turn_config(agent, state, args.raise_cap, args.bets, args.raises)
@@ -111,8 +110,8 @@ def main() -> None:
         searched = time.perf_counter() - started
         print(
             f"| {number} | {config.board} | {config.pot} | {config.stack} | {spot.num_nodes:,} | "
-            f"{format_bytes(spot.memory_bytes)} | {solution.iterations} | {solution.exploitability_pct:.2f} | "
-            f"{solution.seconds:.1f} | {searched:.2f} |",
+            f"{format_bytes(spot.memory_bytes)} | {solution.iterations} | "
+            f"{solution.exploitability_pct:.2f} | {solution.seconds:.1f} | {searched:.2f} |",
             flush=True,
         )
 

@@ -472,6 +472,17 @@ def _mean_value(
     return values + strength * expected_stake
 
 
+def _child(state: HUNLState, policy: RangePolicy, row: int) -> HUNLState:
+    """``state`` after the player to act takes ``policy``'s action ``row``."""
+    actor = state.to_act
+    assert actor is not None
+    kind = ActionKind(int(policy.kinds[row]))
+    amount = state.call_amount if kind is ActionKind.CALL else int(policy.amounts[row])
+    child = state.clone()
+    child.apply(Action(actor, kind, amount))
+    return child
+
+
 def _unknown_reply(
     state: HUNLState,
     policy: RangePolicy,
@@ -485,13 +496,9 @@ def _unknown_reply(
     the actor's range after the bet (``weights`` times the candidate's probabilities; ``called``, the
     check-down values of the call for each live hand), else None (the call's value stands). The other
     seat's cards are the real ones, so this is a function of the state like any value."""
-    kind = ActionKind(int(policy.kinds[candidate]))
-    if kind is not ActionKind.RAISE:
+    if policy.kinds[candidate] != int(ActionKind.RAISE):
         return None
-    actor = state.to_act
-    assert actor is not None
-    child = state.clone()
-    child.apply(Action(actor, kind, int(policy.amounts[candidate])))
+    child = _child(state, policy, candidate)
     if child.to_act is None or child.street != state.street or child.call_amount == 0:
         return None
     after = weights * policy.probabilities[candidate]
@@ -557,10 +564,7 @@ def _decision_terms(
     candidates = np.flatnonzero((policy.probabilities > 0).any(axis=1) & ~folds)
     if known[1 - actor] and len(candidates) <= config.lookahead:  # the reply is the other seat's
         for candidate in candidates.tolist():
-            child = replay.clone()
-            kind = ActionKind(int(policy.kinds[candidate]))
-            amount = replay.call_amount if kind is ActionKind.CALL else int(policy.amounts[candidate])
-            child.apply(Action(actor, kind, amount))
+            child = _child(replay, policy, candidate)
             reply = child.to_act
             if reply is None or child.street != replay.street:
                 continue

@@ -226,22 +226,30 @@ def test_hold_em_aivat_agrees_with_the_plain_mean_and_has_less_variance(agents: 
     assert corrected_array.var() < plain_array.var()
 
 
+def _without_and_with_lookahead(
+    agents: tuple[Agent, Agent], player: int, hands: int = 300
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``player``'s results over ``hands`` hands, and AIVAT's estimates of them without and with the
+    lookahead (the same boards for both)."""
+    plain: list[float] = []
+    flat: list[float] = []
+    ahead: list[float] = []
+    configs = ((AIVATConfig(boards=24, lookahead=0), flat), (AIVATConfig(boards=24), ahead))
+    for seed in range(hands):
+        state = _hand(agents, seed)
+        plain.append(state.returns()[player])
+        for config, estimates in configs:
+            estimates.append(hand_aivat(state, player, agents, np.random.default_rng([seed, 9]), config))
+    return np.array(plain, float), np.array(flat, float), np.array(ahead, float)
+
+
 @pytest.mark.parametrize("shover_seat", [0, 1])
 def test_looking_one_step_ahead_keeps_the_mean_and_removes_more_variance(shover_seat: int) -> None:
     # The random agent often folds to the shove; valuing the shove as called misjudges it.
     agents: tuple[Agent, Agent] = (ShoverAgent(0.5), RandomAgent())
     if shover_seat:
         agents = (agents[1], agents[0])
-    plain: list[float] = []
-    flat: list[float] = []
-    ahead: list[float] = []
-    configs = ((AIVATConfig(boards=24, lookahead=0), flat), (AIVATConfig(boards=24), ahead))
-    for seed in range(300):
-        state = _hand(agents, seed)
-        plain.append(state.returns()[0])
-        for config, estimates in configs:
-            estimates.append(hand_aivat(state, 0, agents, np.random.default_rng([seed, 9]), config))
-    plain_array, flat_array, ahead_array = (np.array(values, float) for values in (plain, flat, ahead))
+    plain_array, flat_array, ahead_array = _without_and_with_lookahead(agents, 0)
     for one, other in ((ahead_array, flat_array), (ahead_array, plain_array)):
         difference = one - other
         assert abs(difference.mean()) < 4 * difference.std() / np.sqrt(len(difference))
@@ -259,14 +267,7 @@ def test_an_unknown_seats_answer_to_a_bet_is_valued_by_its_real_cards_without_bi
     agents: tuple[Agent, Agent] = (ShoverAgent(0.5), HeuristicAgent())
     if shover_seat:
         agents = (agents[1], agents[0])
-    flat: list[float] = []
-    ahead: list[float] = []
-    configs = ((AIVATConfig(boards=24, lookahead=0), flat), (AIVATConfig(boards=24), ahead))
-    for seed in range(300):
-        state = _hand(agents, seed)
-        for config, estimates in configs:
-            estimates.append(hand_aivat(state, shover_seat, agents, np.random.default_rng([seed, 9]), config))
-    flat_array, ahead_array = np.array(flat), np.array(ahead)
+    _, flat_array, ahead_array = _without_and_with_lookahead(agents, shover_seat)
     difference = ahead_array - flat_array
     assert np.count_nonzero(difference) > 10  # the look ahead changed some hands
     assert abs(difference.mean()) < 4 * difference.std() / np.sqrt(len(difference))
